@@ -44,6 +44,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/ApprovalManager/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ApprovalManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["ApprovalManager_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * ApprovalManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["ApprovalManager_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ApprovalManager/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ApprovalManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["ApprovalManager_exportSubjectData_get"];
+        put?: never;
+        /**
+         * ApprovalManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["ApprovalManager_exportSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/ApprovalManager/getApproval/{instanceId}": {
         parameters: {
             query?: never;
@@ -130,6 +178,30 @@ export interface paths {
          * @description stateless: no instance. Admits: class (and the system identity). Time budget 10 s.
          */
         post: operations["ApprovalManager_prepareApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ApprovalManager/readRecord/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ApprovalManager.readRecord (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:ApprovalManager (and the system identity). Time budget 10 s.
+         */
+        get: operations["ApprovalManager_readRecord_get"];
+        put?: never;
+        /**
+         * ApprovalManager.readRecord (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:ApprovalManager (and the system identity). Time budget 10 s.
+         */
+        post: operations["ApprovalManager_readRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -784,6 +856,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/DataSubject/approveErasure/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DataSubject.approveErasure (QUEUED_WRITE)
+         * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class:ApprovalManager (and the system identity). Time budget 60 s.
+         */
+        post: operations["DataSubject_approveErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/exportSubject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DataSubject.exportSubject (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["DataSubject_exportSubject_get"];
+        put?: never;
+        /**
+         * DataSubject.exportSubject (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["DataSubject_exportSubject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/getErasure/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DataSubject.getErasure (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["DataSubject_getErasure_get"];
+        put?: never;
+        /**
+         * DataSubject.getErasure (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["DataSubject_getErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/recordExport/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DataSubject.recordExport (WRITE)
+         * @description changes the instance (one at a time). Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["DataSubject_recordExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/requestErasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DataSubject.requestErasure (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["DataSubject_requestErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/requestErasure/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DataSubject.requestErasure (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["DataSubject_requestErasure_with_id"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/DataSubject/runErasure/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DataSubject.runErasure (QUEUED_WRITE)
+         * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class:DataSubject (and the system identity). Time budget 600 s.
+         */
+        post: operations["DataSubject_runErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/FileManager/createDownloadToken/{instanceId}": {
         parameters: {
             query?: never;
@@ -846,6 +1066,54 @@ export interface paths {
          * @description reads the instance (concurrent, no changes). Admits: public (and the system identity). Time budget 30 s.
          */
         post: operations["FileManager_downloadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/FileManager/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FileManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["FileManager_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * FileManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["FileManager_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/FileManager/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FileManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["FileManager_exportSubjectData_get"];
+        put?: never;
+        /**
+         * FileManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["FileManager_exportSubjectData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -940,6 +1208,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/FileManager/subjectFilesOf/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FileManager.subjectFilesOf (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:FileManager (and the system identity). Time budget 30 s.
+         */
+        get: operations["FileManager_subjectFilesOf_get"];
+        put?: never;
+        /**
+         * FileManager.subjectFilesOf (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:FileManager (and the system identity). Time budget 30 s.
+         */
+        post: operations["FileManager_subjectFilesOf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/FileManager/uploadFile/{instanceId}": {
         parameters: {
             query?: never;
@@ -978,6 +1270,54 @@ export interface paths {
          * @description stateless: no instance. Admits: class (and the system identity). Time budget 30 s.
          */
         post: operations["LogManager_addLogEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/LogManager/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * LogManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["LogManager_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * LogManager.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["LogManager_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/LogManager/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * LogManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["LogManager_exportSubjectData_get"];
+        put?: never;
+        /**
+         * LogManager.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["LogManager_exportSubjectData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1454,6 +1794,54 @@ export interface paths {
          * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["Member_downloadDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * Member.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_exportSubjectData_get"];
+        put?: never;
+        /**
+         * Member.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_exportSubjectData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2436,6 +2824,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/subjectRecordsOf/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.subjectRecordsOf (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_subjectRecordsOf_get"];
+        put?: never;
+        /**
+         * Member.subjectRecordsOf (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_subjectRecordsOf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/suspendMembership/{instanceId}": {
         parameters: {
             query?: never;
@@ -3140,6 +3552,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Otp/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Otp.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["Otp_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * Otp.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["Otp_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Otp/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Otp.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["Otp_exportSubjectData_get"];
+        put?: never;
+        /**
+         * Otp.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["Otp_exportSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Otp/getOtpRecords/{instanceId}": {
         parameters: {
             query?: never;
@@ -3178,6 +3638,30 @@ export interface paths {
          * @description changes the instance (one at a time). Admits: class:ProgramManagementUser, class:Member (and the system identity). Time budget 10 s.
          */
         post: operations["Otp_issueOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Otp/readOtpRecords/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Otp.readOtpRecords (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Otp (and the system identity). Time budget 10 s.
+         */
+        get: operations["Otp_readOtpRecords_get"];
+        put?: never;
+        /**
+         * Otp.readOtpRecords (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Otp (and the system identity). Time budget 10 s.
+         */
+        post: operations["Otp_readOtpRecords"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3788,6 +4272,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/PartnerUser/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * PartnerUser.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["PartnerUser_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * PartnerUser.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["PartnerUser_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/PartnerUser/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * PartnerUser.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["PartnerUser_exportSubjectData_get"];
+        put?: never;
+        /**
+         * PartnerUser.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["PartnerUser_exportSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/PartnerUser/getRoles": {
         parameters: {
             query?: never;
@@ -3918,6 +4450,30 @@ export interface paths {
          * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["PartnerUser_listVenues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/PartnerUser/readUserState/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * PartnerUser.readUserState (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:PartnerUser (and the system identity). Time budget 10 s.
+         */
+        get: operations["PartnerUser_readUserState_get"];
+        put?: never;
+        /**
+         * PartnerUser.readUserState (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:PartnerUser (and the system identity). Time budget 10 s.
+         */
+        post: operations["PartnerUser_readUserState"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4136,6 +4692,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/ProgramManagementUser/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ProgramManagementUser.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["ProgramManagementUser_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * ProgramManagementUser.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["ProgramManagementUser_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ProgramManagementUser/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ProgramManagementUser.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["ProgramManagementUser_exportSubjectData_get"];
+        put?: never;
+        /**
+         * ProgramManagementUser.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["ProgramManagementUser_exportSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/ProgramManagementUser/getPermissions/{instanceId}": {
         parameters: {
             query?: never;
@@ -4226,6 +4830,30 @@ export interface paths {
          * @description stateless: no instance. Admits: public (and the system identity). Time budget 10 s.
          */
         post: operations["ProgramManagementUser_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ProgramManagementUser/readUserState/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ProgramManagementUser.readUserState (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:ProgramManagementUser (and the system identity). Time budget 10 s.
+         */
+        get: operations["ProgramManagementUser_readUserState_get"];
+        put?: never;
+        /**
+         * ProgramManagementUser.readUserState (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:ProgramManagementUser (and the system identity). Time budget 10 s.
+         */
+        post: operations["ProgramManagementUser_readUserState"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6052,6 +6680,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/UserNotification/eraseSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * UserNotification.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["UserNotification_eraseSubjectData_get"];
+        put?: never;
+        /**
+         * UserNotification.eraseSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["UserNotification_eraseSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/UserNotification/exportSubjectData": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * UserNotification.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        get: operations["UserNotification_exportSubjectData_get"];
+        put?: never;
+        /**
+         * UserNotification.exportSubjectData (STATIC)
+         * @description stateless: no instance. Admits: class:DataSubject (and the system identity). Time budget 10 s.
+         */
+        post: operations["UserNotification_exportSubjectData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/UserNotification/getUnreadCount/{instanceId}": {
         parameters: {
             query?: never;
@@ -6114,6 +6790,30 @@ export interface paths {
          * @description changes the instance (one at a time). Admits: program_management_user, enduser (and the system identity). Time budget 10 s.
          */
         post: operations["UserNotification_markNotificationAsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/UserNotification/readInbox/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * UserNotification.readInbox (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:UserNotification (and the system identity). Time budget 10 s.
+         */
+        get: operations["UserNotification_readInbox_get"];
+        put?: never;
+        /**
+         * UserNotification.readInbox (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:UserNotification (and the system identity). Time budget 10 s.
+         */
+        post: operations["UserNotification_readInbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6483,6 +7183,72 @@ export interface components {
         "ApprovalManager.records.answer": unknown;
         /** @description ApprovalManager.createApproval: Stores the record of one workflow event (runWorkflow commits it with the change, see prepareApproval). Auto-approved (type auto, approvedBy auto_approve) when the rule has no approvers or the actor is a developer or the system. A patch over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by name, so a redelivered effect writes the same files). */
         "ApprovalManager.createApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "ApprovalManager.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description ApprovalManager.eraseSubjectData: how many records ApprovalManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "ApprovalManager.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "ApprovalManager.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description ApprovalManager.exportSubjectData: the records and files ApprovalManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "ApprovalManager.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
+        };
         /** @example {} */
         "ApprovalManager.getApproval": Record<string, never>;
         /** @description ApprovalManager.getApproval: One record with its before/after view. Program management users need the permission ApprovalManager.getApproval, or to be an eligible approver of the record (an active role it names, or a developer): who may approve a record may see it. */
@@ -6537,6 +7303,8 @@ export interface components {
         };
         /** @description ApprovalManager.prepareApproval: The record one workflow event will be stored as (id, status, dates, the before/after view), without storing anything: runWorkflow answers its caller with it and commits createApproval with the change, as an effect (runtime/actor/effects.ts) whose instance id is this record's id and whose body carries this `createdAt`, so the stored record is this one. */
         "ApprovalManager.prepareApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /** @description ApprovalManager.readRecord: the record as stored (storage details included: largePatchFile, oldValues, oldValuesFile), for exportSubjectData. */
+        "ApprovalManager.readRecord.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
         /**
          * @example {
          *       "action": "approve",
@@ -7254,6 +8022,161 @@ export interface components {
         };
         /**
          * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
+        "DataSubject.approveErasure": {
+            approvalId: string;
+            /** @enum {unknown} */
+            action: "approve" | "reject";
+            event: string | number;
+            entityId: string;
+            jsonPatch: unknown[];
+            additionalData?: Record<string, never>;
+            reviewedBy?: Record<string, never>;
+        };
+        /**
+         * @example {
+         *       "subjectType": "member",
+         *       "subjectId": "example-member",
+         *       "includeDependants": true
+         *     }
+         */
+        "DataSubject.exportSubject": {
+            /** @enum {unknown} */
+            subjectType: "member" | "program_management_user" | "partner_user";
+            subjectId: string;
+            /** @description a member's dependants too (default false) */
+            includeDependants?: boolean;
+        };
+        /** @description DataSubject.exportSubject: the ZIP archive: manifest.json (the subject, who asked, every record and file with its origin, files with size and SHA-256), then per subject records/<store>/... and files/<class>/<instance>/<name>. Header X-Export-Id names the export. */
+        "DataSubject.exportSubject.answer": string;
+        /** @example {} */
+        "DataSubject.getErasure": Record<string, never>;
+        "DataSubject.types.answer.subject": {
+            /** @enum {unknown} */
+            type: "member" | "program_management_user" | "partner_user";
+            id: string;
+        };
+        "DataSubject.types.answer.actor": {
+            id: string;
+            type: string;
+            name?: string;
+        };
+        "DataSubject.types.answer.erasure": {
+            id: string;
+            subject: components["schemas"]["DataSubject.types.answer.subject"];
+            includeDependants: boolean;
+            subjects: components["schemas"]["DataSubject.types.answer.subject"][];
+            companyId: string | null;
+            reason: string;
+            /** @enum {unknown} */
+            status: "requested" | "approved" | "erased" | "rejected";
+            requestedBy: components["schemas"]["DataSubject.types.answer.actor"];
+            requestedAt: string;
+            approvalId: string | null;
+            reviewedBy?: components["schemas"]["DataSubject.types.answer.actor"] | null;
+            reviewedAt?: string;
+            erasedAt?: string;
+            erased?: {
+                classId: string;
+                records: number;
+                files: number;
+            }[];
+            traces?: number;
+            updatedAt: string;
+        };
+        "DataSubject.types.answer": unknown;
+        /** @description DataSubject.getErasure: the erasure request, its status and what was erased where (no personal value). */
+        "DataSubject.getErasure.answer": {
+            erasure: components["schemas"]["DataSubject.types.answer.erasure"];
+        };
+        /**
+         * @example {
+         *       "id": "example-export",
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "includeDependants": false,
+         *       "subjects": [
+         *         {
+         *           "type": "member",
+         *           "id": "example-member"
+         *         }
+         *       ],
+         *       "companyId": null,
+         *       "requestedBy": {
+         *         "id": "example-user",
+         *         "type": "program_management_user"
+         *       },
+         *       "requestedAt": "2026-11-30T00:00:00.000Z",
+         *       "recordCount": 1,
+         *       "fileCount": 0,
+         *       "archiveSha256": "0000000000000000000000000000000000000000000000000000000000000000"
+         *     }
+         */
+        "DataSubject.recordExport": {
+            id: string;
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            includeDependants: boolean;
+            subjects: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            }[];
+            companyId: string | null;
+            requestedBy: Record<string, never>;
+            requestedAt: string;
+            recordCount: number;
+            fileCount: number;
+            archiveSha256: string;
+        };
+        /** @description DataSubject.recordExport: the export's record as kept (classes/DataSubject/types.ts ExportRecord). */
+        "DataSubject.recordExport.answer": {
+            export: Record<string, never>;
+        };
+        /**
+         * @example {
+         *       "subjectType": "member",
+         *       "subjectId": "example-member",
+         *       "includeDependants": true,
+         *       "reason": "Erasure request of 2026-11-30, ticket DP-12"
+         *     }
+         */
+        "DataSubject.requestErasure": {
+            /** @enum {unknown} */
+            subjectType: "member" | "program_management_user" | "partner_user";
+            subjectId: string;
+            /** @description a member's dependants too (default false) */
+            includeDependants?: boolean;
+            /** @description why (the request's reference): kept with the request and shown to the approver; no personal value belongs here */
+            reason: string;
+        };
+        /** @description DataSubject.requestErasure: the request (status requested; approved at once for the system actor only) and its approval record's summary. */
+        "DataSubject.requestErasure.answer": {
+            erasure: components["schemas"]["DataSubject.types.answer.erasure"];
+            approval: {
+                id: string;
+                approvalStatus: string;
+            };
+        };
+        /** @example {} */
+        "DataSubject.runErasure": Record<string, never>;
+        /**
+         * @example {
          *       "fileId": "example-file",
          *       "filename": "photo.png"
          *     }
@@ -7340,6 +8263,72 @@ export interface components {
         };
         /** @description FileManager.downloadFile: Raw content for a signed token (5 minutes, bound to instance and filename); no role check. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
         "FileManager.downloadFile.answer": string;
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "FileManager.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description FileManager.eraseSubjectData: how many records FileManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "FileManager.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "FileManager.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description FileManager.exportSubjectData: the records and files FileManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "FileManager.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
+        };
         /**
          * @example {
          *       "fileId": "example-file",
@@ -7498,6 +8487,72 @@ export interface components {
         } | {
             logId: string;
             fieldUpdates: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "LogManager.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description LogManager.eraseSubjectData: how many records LogManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "LogManager.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "LogManager.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description LogManager.exportSubjectData: the records and files LogManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "LogManager.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
         };
         /**
          * @example {
@@ -8246,12 +9301,83 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "Member.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description Member.eraseSubjectData: how many records Member anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "Member.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "Member.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description Member.exportSubjectData: the records and files Member keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "Member.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
+        };
         /** @description Member.familyMemberOf: A dependant's profile, for its primary member (404 5011 when it is not that member's family member). */
         "Member.familyMemberOf.answer": {
             profile: components["schemas"]["Member.types.answer.FamilyMember2"];
             listed: {
                 [key: string]: unknown;
             };
+            /**
+             * @description present when the dependant was erased at its request (its record is no longer written)
+             * @constant
+             */
+            erased?: true;
         };
         /** @example {} */
         "Member.getMemberContact": Record<string, never>;
@@ -8314,6 +9440,11 @@ export interface components {
             hrHeldAt?: string | null;
             /** @description the held push: kind, approvalId, heldAt, replaced */
             hrHeld?: Record<string, never> | null;
+            /**
+             * @description present on a member erased at its request: its personal values read [erased] or null
+             * @constant
+             */
+            erased?: true;
         };
         "Member.records.answer": unknown;
         /** @description The member's contact section (spec 4.5). */
@@ -9263,7 +10394,7 @@ export interface components {
             /** @constant */
             mailed: false;
             /** @enum {unknown} */
-            reason: "hr_not_configured" | "not_an_active_employee" | "already_registered" | "otp_limit_exceeded";
+            reason: "hr_not_configured" | "not_an_active_employee" | "already_registered" | "otp_limit_exceeded" | "erased_person";
         };
         /** @example {} */
         "Member.streamMember": Record<string, never>;
@@ -10007,6 +11138,72 @@ export interface components {
         };
         /**
          * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "Otp.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description Otp.eraseSubjectData: how many records Otp anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "Otp.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "Otp.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description Otp.exportSubjectData: the records and files Otp keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "Otp.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
+        };
+        /**
+         * @example {
          *       "otpType": "otpType"
          *     }
          */
@@ -10102,6 +11299,24 @@ export interface components {
         "Otp.issueOtp.answer": components["schemas"]["Otp.types.answer.OtpRefusal"] | (components["schemas"]["Otp.types.answer.IssuedOtp"] & {
             token: string;
         });
+        /** @example {} */
+        "Otp.readOtpRecords": Record<string, never>;
+        /** @description Otp.readOtpRecords: → {records}, the entity's OTP records as stored (oldest first, each with its history), without the token's HMAC. */
+        "Otp.readOtpRecords.answer": {
+            records: {
+                id: string;
+                otpType: string;
+                /** @enum {unknown} */
+                tokenType: "alphanumeric" | "numeric" | "uuid";
+                createdAt: string;
+                expiresAt: string;
+                usedAt?: string;
+                additionalData?: {
+                    [key: string]: unknown;
+                };
+                history: components["schemas"]["Otp.types.answer.OtpCheck"][];
+            }[];
+        };
         /**
          * @example {
          *       "otpType": "otpType",
@@ -10938,6 +12153,10 @@ export interface components {
             updatedBy: string;
             createdAt: number;
             updatedAt: number;
+            /** @description when DataSubject erased the user, epoch milliseconds (absent for a user never erased) */
+            erasedAt?: number;
+            /** @description the DataSubject request that erased it */
+            erasureId?: string;
         };
         "PartnerUser.types.answer.PartnerMembership": {
             partnerId: string;
@@ -11016,6 +12235,72 @@ export interface components {
             jsonPatch: unknown[];
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "PartnerUser.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description PartnerUser.eraseSubjectData: how many records PartnerUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "PartnerUser.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "PartnerUser.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description PartnerUser.exportSubjectData: the records and files PartnerUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "PartnerUser.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
         };
         /** @example {} */
         "PartnerUser.getRoles": Record<string, never>;
@@ -11149,6 +12434,13 @@ export interface components {
                 venueId: string;
             }[];
             totalCount: number;
+        };
+        /** @description PartnerUser.readUserState: the user's state as stored: {user, pendingApproval, lastSettledApprovalId, lastReview}. */
+        "PartnerUser.readUserState.answer": {
+            user: components["schemas"]["PartnerUser.getUser.answer"]["user"];
+            pendingApproval: components["schemas"]["PartnerUser.getUser.answer"]["pendingApproval"];
+            lastSettledApprovalId: string | null;
+            lastReview: components["schemas"]["PartnerUser.getUser.answer"]["lastReview"];
         };
         /**
          * @example {
@@ -11290,6 +12582,10 @@ export interface components {
             invitedAt: string | null;
             acceptedAt: string | null;
             lastLoginAt: string | null;
+            /** @description when DataSubject erased the user (absent for a user never erased) */
+            erasedAt?: string;
+            /** @description the DataSubject request that erased it */
+            erasureId?: string;
         };
         "ProgramManagementUser.types.answer.Actor": components["schemas"]["ProgramManagementUser.types.answer.CreatedBy"];
         "ProgramManagementUser.types.answer.PendingApproval": {
@@ -11347,6 +12643,10 @@ export interface components {
             invitedAt: string | null;
             acceptedAt: string | null;
             lastLoginAt: string | null;
+            /** @description when DataSubject erased the user (absent for a user never erased) */
+            erasedAt?: string;
+            /** @description the DataSubject request that erased it */
+            erasureId?: string;
         };
         "ProgramManagementUser.types.answer.CreatedBy": {
             id: string;
@@ -11432,6 +12732,72 @@ export interface components {
             email: string;
             /** @constant */
             method: "email_password";
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "ProgramManagementUser.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description ProgramManagementUser.eraseSubjectData: how many records ProgramManagementUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "ProgramManagementUser.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "ProgramManagementUser.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description ProgramManagementUser.exportSubjectData: the records and files ProgramManagementUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "ProgramManagementUser.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
         };
         /** @example {} */
         "ProgramManagementUser.getPermissions": Record<string, never>;
@@ -11522,6 +12888,19 @@ export interface components {
             expiresAt: string;
         };
         /** @example {} */
+        "ProgramManagementUser.empty": Record<string, never>;
+        /** @description ProgramManagementUser.readUserState: the user's state as stored but for its secrets (no password hash): {user, credentials: {passwordChangedAt}, pendingApproval, lastSettledApprovalId, lastReview, sessionsValidAfter}. */
+        "ProgramManagementUser.readUserState.answer": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.User"];
+            credentials: {
+                passwordChangedAt: string | null;
+            };
+            pendingApproval: components["schemas"]["ProgramManagementUser.getUser.answer"]["pendingApproval"];
+            lastSettledApprovalId: string | null;
+            lastReview: components["schemas"]["ProgramManagementUser.getUser.answer"]["lastReview"];
+            sessionsValidAfter: string | null;
+        };
+        /** @example {} */
         "ProgramManagementUser.resendOtp": Record<string, never>;
         /** @description ProgramManagementUser.resendOtp: A new sign-in code by mail (login's token). */
         "ProgramManagementUser.resendOtp.answer": {
@@ -11544,8 +12923,6 @@ export interface components {
         "ProgramManagementUser.resetPassword.answer": {
             reset: boolean;
         };
-        /** @example {} */
-        "ProgramManagementUser.empty": Record<string, never>;
         /** @description ProgramManagementUser.resolveIdentity: The identity source: {active, roles, tenant?, developer, validAfter?, name} (the runtime calls it as the system). */
         "ProgramManagementUser.resolveIdentity.answer": components["schemas"]["ProgramManagementUser.types.answer.ResolvedIdentity"] & {
             name?: string;
@@ -13756,6 +15133,72 @@ export interface components {
         };
         /** @description UserNotification.deleteNotification: {notificationId} → 204. */
         "UserNotification.deleteNotification.answer": null;
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       },
+         *       "erasureId": "example-erasure"
+         *     }
+         */
+        "UserNotification.eraseSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+            erasureId: string;
+        };
+        /** @description UserNotification.eraseSubjectData: how many records UserNotification anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+        "UserNotification.eraseSubjectData.answer": {
+            records: number;
+            files: number;
+        };
+        /**
+         * @example {
+         *       "subject": {
+         *         "type": "member",
+         *         "id": "example-member"
+         *       }
+         *     }
+         */
+        "UserNotification.exportSubjectData": {
+            subject: {
+                /** @enum {unknown} */
+                type: "member" | "program_management_user" | "partner_user";
+                id: string;
+            };
+            /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+            subjectCompanyId?: string | null;
+        };
+        /** @description UserNotification.exportSubjectData: the records and files UserNotification keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+        "UserNotification.exportSubjectData.answer": {
+            records: {
+                /** @enum {unknown} */
+                store: "state" | "listing" | "files" | "audit" | "approvals" | "inbox" | "otp" | "hr";
+                classId: string;
+                instanceId: string;
+                kind: string;
+                data: unknown;
+            }[];
+            files: {
+                classId: string;
+                instanceId: string;
+                name: string;
+                contentType: string;
+                kind: string;
+                contentBase64: string;
+            }[];
+            related?: {
+                type: string;
+                id: string;
+            }[];
+            companyId?: string | null;
+            values?: string[];
+        };
         /** @example {} */
         "UserNotification.getUnreadCount": Record<string, never>;
         /** @description UserNotification.getUnreadCount: → {unreadCount}. */
@@ -13808,6 +15251,12 @@ export interface components {
         };
         /** @description UserNotification.markNotificationAsRead: {notificationId} → 204. */
         "UserNotification.markNotificationAsRead.answer": null;
+        /** @example {} */
+        "UserNotification.readInbox": Record<string, never>;
+        /** @description UserNotification.readInbox: → {items}, the inbox's items as stored, oldest first (none for an inbox never written). */
+        "UserNotification.readInbox.answer": {
+            items: components["schemas"]["UserNotification.types.answer.NotificationItem"][];
+        };
         /**
          * @example {
          *       "notificationId": "example-notification",
@@ -14294,6 +15743,69 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        "DataSubject.400": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 401: 1007 UNAUTHENTICATED */
+        "DataSubject.401": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 20002 SUBJECT_OUT_OF_SCOPE, 20005 ERASURE_NEEDS_APPROVAL */
+        "DataSubject.403": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 20001 SUBJECT_NOT_FOUND, 20003 ERASURE_NOT_FOUND */
+        "DataSubject.404": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 20004 REQUEST_EXISTS, 20006 APPROVAL_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "DataSubject.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "DataSubject.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 20004 REQUEST_EXISTS, 20006 APPROVAL_MISMATCH */
+        "DataSubject.409": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 13000 INVALID_INSTANCE_ID, 13001 UNSUPPORTED_TYPE, 13002 INVALID_BASE64, 13003 FILE_TOO_LARGE, 13004 CONTENT_MISMATCH, 13005 EMPTY_FILE, 13006 INVALID_FILE_REFERENCE, 13013 ENTITY_MISMATCH */
         "FileManager.400": {
             headers: {
@@ -14456,8 +15968,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 11017 COMPANY_GROUP_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 5049 MEMBER_ERASED_PERSON, 10077 ERASED_PERSON, 11017 COMPANY_GROUP_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "Member.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 410: 5048 MEMBER_ERASED */
+        "Member.410": {
             headers: {
                 [name: string]: unknown;
             };
@@ -14501,7 +16022,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 11017 COMPANY_GROUP_MISMATCH */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 5049 MEMBER_ERASED_PERSON, 10077 ERASED_PERSON, 11017 COMPANY_GROUP_MISMATCH */
         "Member.409": {
             headers: {
                 [name: string]: unknown;
@@ -14789,8 +16310,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 17110 PARTNER_USER_NOT_FOUND */
+        "PartnerUser.404": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17101 PARTNER_USER_EMAIL_TAKEN, 17103 PARTNER_USER_APPROVAL_PENDING, 17104 PARTNER_USER_APPROVAL_MISMATCH, 17105 PARTNER_USER_NO_CHANGE, 17109 PARTNER_USER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "PartnerUser.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 410: 17111 PARTNER_USER_ERASED */
+        "PartnerUser.410": {
             headers: {
                 [name: string]: unknown;
             };
@@ -14843,7 +16382,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 4018 PM_USER_SSO_NOT_CONFIGURED */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 4018 PM_USER_SSO_NOT_CONFIGURED, 4022 PM_USER_NOT_FOUND */
         "ProgramManagementUser.404": {
             headers: {
                 [name: string]: unknown;
@@ -14854,6 +16393,15 @@ export interface components {
         };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "ProgramManagementUser.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 410: 4023 PM_USER_ERASED */
+        "ProgramManagementUser.410": {
             headers: {
                 [name: string]: unknown;
             };
@@ -15453,6 +17001,178 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    ApprovalManager_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ApprovalManager.eraseSubjectData: how many records ApprovalManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ApprovalManager_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApprovalManager.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description ApprovalManager.eraseSubjectData: how many records ApprovalManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ApprovalManager_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ApprovalManager.exportSubjectData: the records and files ApprovalManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ApprovalManager_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApprovalManager.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description ApprovalManager.exportSubjectData: the records and files ApprovalManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     ApprovalManager_getApproval_get: {
         parameters: {
             query?: never;
@@ -15807,6 +17527,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalManager.prepareApproval.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ApprovalManager_readRecord_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ApprovalManager.readRecord: the record as stored (storage details included: largePatchFile, oldValues, oldValuesFile), for exportSubjectData. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.readRecord.answer"];
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ApprovalManager_readRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description ApprovalManager.readRecord: the record as stored (storage details included: largePatchFile, oldValues, oldValuesFile), for exportSubjectData. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalManager.readRecord.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -17667,6 +19460,410 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    DataSubject_approveErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataSubject.approveErasure"];
+            };
+        };
+        responses: {
+            /** @description queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_exportSubject_get: {
+        parameters: {
+            query: {
+                subjectType: "member" | "program_management_user" | "partner_user";
+                subjectId: string;
+                /** @description a member's dependants too (default false) */
+                includeDependants?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DataSubject.exportSubject: the ZIP archive: manifest.json (the subject, who asked, every record and file with its origin, files with size and SHA-256), then per subject records/<store>/... and files/<class>/<instance>/<name>. Header X-Export-Id names the export. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": components["schemas"]["DataSubject.exportSubject.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_exportSubject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subjectType": "member",
+                 *       "subjectId": "example-member",
+                 *       "includeDependants": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataSubject.exportSubject"];
+            };
+        };
+        responses: {
+            /** @description DataSubject.exportSubject: the ZIP archive: manifest.json (the subject, who asked, every record and file with its origin, files with size and SHA-256), then per subject records/<store>/... and files/<class>/<instance>/<name>. Header X-Export-Id names the export. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": components["schemas"]["DataSubject.exportSubject.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_getErasure_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DataSubject.getErasure: the erasure request, its status and what was erased where (no personal value). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSubject.getErasure.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_getErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["DataSubject.getErasure"];
+            };
+        };
+        responses: {
+            /** @description DataSubject.getErasure: the erasure request, its status and what was erased where (no personal value). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSubject.getErasure.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_recordExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "example-export",
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "includeDependants": false,
+                 *       "subjects": [
+                 *         {
+                 *           "type": "member",
+                 *           "id": "example-member"
+                 *         }
+                 *       ],
+                 *       "companyId": null,
+                 *       "requestedBy": {
+                 *         "id": "example-user",
+                 *         "type": "program_management_user"
+                 *       },
+                 *       "requestedAt": "2026-11-30T00:00:00.000Z",
+                 *       "recordCount": 1,
+                 *       "fileCount": 0,
+                 *       "archiveSha256": "0000000000000000000000000000000000000000000000000000000000000000"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataSubject.recordExport"];
+            };
+        };
+        responses: {
+            /** @description DataSubject.recordExport: the export's record as kept (classes/DataSubject/types.ts ExportRecord). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSubject.recordExport.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_requestErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subjectType": "member",
+                 *       "subjectId": "example-member",
+                 *       "includeDependants": true,
+                 *       "reason": "Erasure request of 2026-11-30, ticket DP-12"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataSubject.requestErasure"];
+            };
+        };
+        responses: {
+            /** @description DataSubject.requestErasure: the request (status requested; approved at once for the system actor only) and its approval record's summary. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSubject.requestErasure.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_requestErasure_with_id: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subjectType": "member",
+                 *       "subjectId": "example-member",
+                 *       "includeDependants": true,
+                 *       "reason": "Erasure request of 2026-11-30, ticket DP-12"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataSubject.requestErasure"];
+            };
+        };
+        responses: {
+            /** @description DataSubject.requestErasure: the request (status requested; approved at once for the system actor only) and its approval record's summary. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSubject.requestErasure.answer"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    DataSubject_runErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["DataSubject.runErasure"];
+            };
+        };
+        responses: {
+            /** @description queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["DataSubject.400"];
+            401: components["responses"]["DataSubject.401"];
+            403: components["responses"]["DataSubject.403"];
+            404: components["responses"]["DataSubject.404"];
+            409: components["responses"]["DataSubject.409.keyed"];
+            422: components["responses"]["DataSubject.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     FileManager_createDownloadToken_get: {
         parameters: {
             query?: {
@@ -17872,6 +20069,176 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": components["schemas"]["FileManager.downloadFile.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    FileManager_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FileManager.eraseSubjectData: how many records FileManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    FileManager_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FileManager.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description FileManager.eraseSubjectData: how many records FileManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    FileManager_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FileManager.exportSubjectData: the records and files FileManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    FileManager_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FileManager.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description FileManager.exportSubjectData: the records and files FileManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.exportSubjectData.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -18138,6 +20505,78 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    FileManager_subjectFilesOf_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FileManager.exportSubjectData: the records and files FileManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    FileManager_subjectFilesOf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description FileManager.exportSubjectData: the records and files FileManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     FileManager_uploadFile: {
         parameters: {
             query?: never;
@@ -18298,6 +20737,176 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LogManager.addLogEntry.answer"];
+                };
+            };
+            400: components["responses"]["LogManager.400"];
+            401: components["responses"]["LogManager.401"];
+            403: components["responses"]["LogManager.403"];
+            404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
+            500: components["responses"]["LogManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    LogManager_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description LogManager.eraseSubjectData: how many records LogManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["LogManager.400"];
+            401: components["responses"]["LogManager.401"];
+            403: components["responses"]["LogManager.403"];
+            404: components["responses"]["LogManager.404"];
+            500: components["responses"]["LogManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    LogManager_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LogManager.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description LogManager.eraseSubjectData: how many records LogManager anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogManager.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["LogManager.400"];
+            401: components["responses"]["LogManager.401"];
+            403: components["responses"]["LogManager.403"];
+            404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
+            500: components["responses"]["LogManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    LogManager_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description LogManager.exportSubjectData: the records and files LogManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogManager.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["LogManager.400"];
+            401: components["responses"]["LogManager.401"];
+            403: components["responses"]["LogManager.403"];
+            404: components["responses"]["LogManager.404"];
+            500: components["responses"]["LogManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    LogManager_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LogManager.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description LogManager.exportSubjectData: the records and files LogManager keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogManager.exportSubjectData.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -18726,6 +21335,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -18780,6 +21390,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -18830,6 +21441,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -18886,6 +21498,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -18942,6 +21555,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -18990,6 +21604,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19039,6 +21654,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19074,6 +21690,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19117,6 +21734,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19165,6 +21783,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19201,6 +21820,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19248,6 +21868,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19297,6 +21918,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19345,6 +21967,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19403,6 +22026,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19454,6 +22078,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19507,6 +22132,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19543,6 +22169,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19590,6 +22217,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19627,6 +22255,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19675,6 +22304,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19712,6 +22342,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19760,6 +22391,193 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.eraseSubjectData: how many records Member anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description Member.eraseSubjectData: how many records Member anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.exportSubjectData: the records and files Member keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description Member.exportSubjectData: the records and files Member keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19795,6 +22613,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19838,6 +22657,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19873,6 +22693,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19917,6 +22738,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19952,6 +22774,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -19996,6 +22819,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20031,6 +22855,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20075,6 +22900,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20110,6 +22936,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20154,6 +22981,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20189,6 +23017,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20233,6 +23062,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20268,6 +23098,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20311,6 +23142,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20346,6 +23178,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20389,6 +23222,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20424,6 +23258,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20467,6 +23302,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20502,6 +23338,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20545,6 +23382,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20580,6 +23418,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -20623,6 +23462,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21136,6 +23976,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21177,6 +24018,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21226,6 +24068,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21261,6 +24104,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21307,6 +24151,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21346,6 +24191,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21396,6 +24242,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21434,6 +24281,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21481,6 +24329,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21528,6 +24377,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21575,6 +24425,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21625,6 +24476,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21677,6 +24529,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21718,6 +24571,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21769,6 +24623,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21804,6 +24659,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21848,6 +24704,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21884,6 +24741,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21931,6 +24789,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -21984,6 +24843,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22054,6 +24914,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22151,6 +25012,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22194,6 +25056,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22239,6 +25102,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22296,6 +25160,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22345,6 +25210,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22393,6 +25259,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22441,6 +25308,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22489,6 +25357,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22533,6 +25402,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22582,6 +25452,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22617,6 +25488,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22661,6 +25533,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22696,6 +25569,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22739,6 +25613,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22792,6 +25667,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22836,6 +25712,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22871,6 +25748,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22917,6 +25795,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -22973,6 +25852,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23029,6 +25909,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23067,6 +25948,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23116,6 +25998,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23149,6 +26032,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23190,6 +26074,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23234,6 +26119,87 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_subjectRecordsOf_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.exportSubjectData: the records and files Member keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_subjectRecordsOf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Member.exportSubjectData: the records and files Member keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23283,6 +26249,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23331,6 +26298,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23519,6 +26487,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23570,6 +26539,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23625,6 +26595,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23678,6 +26649,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23727,6 +26699,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23778,6 +26751,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23827,6 +26801,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23876,6 +26851,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23913,6 +26889,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -23961,6 +26938,7 @@ export interface operations {
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
             409: components["responses"]["Member.409.keyed"];
+            410: components["responses"]["Member.410"];
             422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
@@ -25368,6 +28346,172 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Otp_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Otp.eraseSubjectData: how many records Otp anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Otp_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Otp.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description Otp.eraseSubjectData: how many records Otp anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Otp_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Otp.exportSubjectData: the records and files Otp keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Otp_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Otp.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description Otp.exportSubjectData: the records and files Otp keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Otp_getOtpRecords_get: {
         parameters: {
             query?: {
@@ -25488,6 +28632,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Otp.issueOtp.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Otp_readOtpRecords_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Otp.readOtpRecords: → {records}, the entity's OTP records as stored (oldest first, each with its history), without the token's HMAC. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.readOtpRecords.answer"];
+                };
+            };
+            400: components["responses"]["Otp.400"];
+            401: components["responses"]["Otp.401"];
+            403: components["responses"]["Otp.403"];
+            429: components["responses"]["Otp.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Otp_readOtpRecords: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["Otp.readOtpRecords"];
+            };
+        };
+        responses: {
+            /** @description Otp.readOtpRecords: → {records}, the entity's OTP records as stored (oldest first, each with its history), without the token's HMAC. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Otp.readOtpRecords.answer"];
                 };
             };
             400: components["responses"]["Otp.400"];
@@ -27243,7 +30458,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27295,7 +30512,181 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
+            422: components["responses"]["PartnerUser.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PartnerUser.eraseSubjectData: how many records PartnerUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PartnerUser.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description PartnerUser.eraseSubjectData: how many records PartnerUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
+            422: components["responses"]["PartnerUser.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PartnerUser.exportSubjectData: the records and files PartnerUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PartnerUser.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description PartnerUser.exportSubjectData: the records and files PartnerUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27324,7 +30715,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -27361,7 +30754,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27392,7 +30787,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -27431,7 +30828,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27486,7 +30885,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27543,7 +30944,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27578,7 +30981,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -27623,7 +31028,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27654,7 +31061,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -27693,7 +31102,83 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
+            422: components["responses"]["PartnerUser.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_readUserState_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PartnerUser.readUserState: the user's state as stored: {user, pendingApproval, lastSettledApprovalId, lastReview}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.readUserState.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409"];
+            410: components["responses"]["PartnerUser.410"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_readUserState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PartnerUser.getUser"];
+            };
+        };
+        responses: {
+            /** @description PartnerUser.readUserState: the user's state as stored: {user, pendingApproval, lastSettledApprovalId, lastReview}. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerUser.readUserState.answer"];
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27739,7 +31224,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27784,7 +31271,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27841,7 +31330,9 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
+            404: components["responses"]["PartnerUser.404"];
             409: components["responses"]["PartnerUser.409.keyed"];
+            410: components["responses"]["PartnerUser.410"];
             422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27876,6 +31367,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -27921,6 +31413,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -27975,6 +31468,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28029,6 +31523,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28062,6 +31557,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28105,6 +31601,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28157,6 +31654,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28211,6 +31709,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28244,6 +31743,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28287,6 +31787,183 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ProgramManagementUser.eraseSubjectData: how many records ProgramManagementUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProgramManagementUser.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description ProgramManagementUser.eraseSubjectData: how many records ProgramManagementUser anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ProgramManagementUser.exportSubjectData: the records and files ProgramManagementUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProgramManagementUser.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description ProgramManagementUser.exportSubjectData: the records and files ProgramManagementUser keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28320,6 +31997,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28361,6 +32039,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28394,6 +32073,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28435,6 +32115,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28474,6 +32155,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28523,6 +32205,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28557,6 +32240,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28601,6 +32285,83 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_readUserState_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ProgramManagementUser.readUserState: the user's state as stored but for its secrets (no password hash): {user, credentials: {passwordChangedAt}, pendingApproval, lastSettledApprovalId, lastReview, sessionsValidAfter}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.readUserState.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ProgramManagementUser_readUserState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ProgramManagementUser.empty"];
+            };
+        };
+        responses: {
+            /** @description ProgramManagementUser.readUserState: the user's state as stored but for its secrets (no password hash): {user, credentials: {passwordChangedAt}, pendingApproval, lastSettledApprovalId, lastReview, sessionsValidAfter}. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramManagementUser.readUserState.answer"];
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28632,6 +32393,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28671,6 +32433,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28706,6 +32469,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28751,6 +32515,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28784,6 +32549,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28825,6 +32591,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28858,6 +32625,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28901,6 +32669,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -28934,6 +32703,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -28975,6 +32745,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -29011,6 +32782,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -29057,6 +32829,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -29111,6 +32884,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -29158,6 +32932,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -29193,6 +32968,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409"];
+            410: components["responses"]["ProgramManagementUser.410"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -29238,6 +33014,7 @@ export interface operations {
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
             409: components["responses"]["ProgramManagementUser.409.keyed"];
+            410: components["responses"]["ProgramManagementUser.410"];
             422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
@@ -33842,6 +37619,172 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    UserNotification_eraseSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+                erasureId: string;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UserNotification.eraseSubjectData: how many records UserNotification anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    UserNotification_eraseSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       },
+                 *       "erasureId": "example-erasure"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserNotification.eraseSubjectData"];
+            };
+        };
+        responses: {
+            /** @description UserNotification.eraseSubjectData: how many records UserNotification anonymised or removed and how many files it deleted (classes/_platform/personal-data.ts SubjectErasure); zeros when nothing was left. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.eraseSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    UserNotification_exportSubjectData_get: {
+        parameters: {
+            query: {
+                subject: {
+                    /** @enum {unknown} */
+                    type: "member" | "program_management_user" | "partner_user";
+                    id: string;
+                };
+                /** @description the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes */
+                subjectCompanyId?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UserNotification.exportSubjectData: the records and files UserNotification keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    UserNotification_exportSubjectData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "type": "member",
+                 *         "id": "example-member"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserNotification.exportSubjectData"];
+            };
+        };
+        responses: {
+            /** @description UserNotification.exportSubjectData: the records and files UserNotification keeps about the subject (classes/_platform/personal-data.ts SubjectData). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.exportSubjectData.answer"];
+                };
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     UserNotification_getUnreadCount_get: {
         parameters: {
             query?: never;
@@ -34027,6 +37970,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    UserNotification_readInbox_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UserNotification.readInbox: → {items}, the inbox's items as stored, oldest first (none for an inbox never written). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.readInbox.answer"];
+                };
+            };
+            400: components["responses"]["UserNotification.400"];
+            401: components["responses"]["UserNotification.401"];
+            403: components["responses"]["UserNotification.403"];
+            404: components["responses"]["UserNotification.404"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    UserNotification_readInbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UserNotification.readInbox"];
+            };
+        };
+        responses: {
+            /** @description UserNotification.readInbox: → {items}, the inbox's items as stored, oldest first (none for an inbox never written). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserNotification.readInbox.answer"];
+                };
             };
             400: components["responses"]["UserNotification.400"];
             401: components["responses"]["UserNotification.401"];
