@@ -6,8 +6,8 @@
  * kept for an idempotency key) is erased through a four-eyes approval. Then
  * every store is searched for the member's values: every Redis key and value
  * of the project, every listed document, every file under the data directory
- * (file store, mails). None is left. Then what the HR system pushing the same
- * employee again does.
+ * (file store, mails). None is left, and the process's log never held one.
+ * Then what the HR system pushing the same employee again does.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,9 +17,10 @@ import { loadMapping } from '../../classes/_platform/import/mapping';
 import { runImport } from '../../classes/_platform/import/run';
 import { SHEETS } from '../../classes/_platform/import/sheets';
 import { projectRoot } from '../../runtime/config';
-import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
+import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 import { findLogs } from '../support/logs';
-import { startSeededRuntime } from '../import/support';
+import { seedExample } from '../support/seed-example';
+import { capturedLogger } from '../support/log-lines';
 import { API_KEY, IMAGES } from '../Member/support';
 
 const root = projectRoot();
@@ -267,8 +268,12 @@ async function findInDocuments(): Promise<string[]> {
   return out;
 }
 
+/** every line the runtime logs, at debug level */
+const logged = capturedLogger('debug');
+
 beforeAll(async () => {
-  t = await startSeededRuntime();
+  t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' }, logger: logged.logger });
+  await seedExample(t);
   p = `/${t.projectId}/CALL`;
   await seedRoles(t, [
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
@@ -325,6 +330,10 @@ test('a member seeded through every path is erased after a second person approve
   expect(await findInDocuments()).toEqual([]);
   expect(await findInRedis()).toEqual([]);
   expect(findIn(dataDir())).toEqual([]);
+  // the process's log never held a value: personal fields are masked wherever they are logged
+  const lines = logged.lines.map((l) => JSON.stringify(l));
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.filter((l) => NEEDLES.some((n) => l.includes(n)))).toEqual([]);
 
   // the runtime's own records held some of the values (the HR journal, the kept answer, the mail): forgotten
   expect(done.traces).toBeGreaterThan(0);

@@ -2,6 +2,7 @@
  * Starts a runtime in this test process on the shared test Redis, with the
  * example classes, a unique project id and real HTTP.
  */
+import type { Logger } from 'pino';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig, projectRoot } from '../../runtime/config';
@@ -69,12 +70,13 @@ async function parse(res: Response) {
 }
 
 export async function startTestRuntime(
-  opts: { projectId?: string; env?: Record<string, string> } = {},
+  /** `logger`: where the runtime logs (default: the level of LOG_LEVEL to stdout) */
+  opts: { projectId?: string; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestRuntime> {
   const projectId = opts.projectId ?? uniqueProjectId();
   const env = testEnv(projectId, opts.env);
   const config = loadConfig(env);
-  const rt = await Runtime.create(config, env.REDIS_URL, { logger: createLogger(env.LOG_LEVEL) });
+  const rt = await Runtime.create(config, env.REDIS_URL, { logger: opts.logger ?? createLogger(env.LOG_LEVEL) });
   const port = await rt.start(0);
   const base = `http://127.0.0.1:${port}`;
   return {
