@@ -105,7 +105,8 @@ async function startErasure(ctx: DataSubjectCtx<unknown>, erasure: ErasureRecord
     }
   }
   ctx.state.private.pendingValues = traceValues(values);
-  await ctx.enqueue('DataSubject', RUN_ERASURE, erasure.id, {});
+  // a task of this instance, dispatched after the commit (the instance may be the one this commit creates)
+  ctx.schedule({ method: RUN_ERASURE, body: {}, delaySeconds: 0 });
 }
 
 export async function approveErasure(ctx: DataSubjectCtx<ApprovalCallbackBody>) {
