@@ -22,6 +22,8 @@ import { exportSubject, recordExport } from './use-cases/export';
   description: "Requests about one person's data: export of everything held on them",
   // a request belongs to its subject's company: that company's users see their own, nobody else's
   tenancy: ownedByCompany((s) => s.private.export?.companyId ?? s.private.erasure?.companyId),
+  // the values an approved erasure searches traces for, held until it ends: never shown by inspect or logged
+  sensitiveFields: ['pendingValues'],
 })
 export class DataSubject {
   /**
