@@ -6,12 +6,16 @@
  * a company reads partner users as the class's shared scope lets it, and the
  * answer's null company is what DataSubject refuses it on.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
-import { waitFor } from '../support/harness';
+import {
+  asClass,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  exportedWhen,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import {
   call,
   createProgramme,
@@ -32,31 +36,10 @@ beforeAll(async () => {
 });
 afterAll(() => pu.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/PartnerUser/exportSubjectData.answer.json'), 'utf8')),
-);
-
-function exportCall(type: string, id: string, tenant?: string) {
-  return pu.t.rt.call(
-    'PartnerUser',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
-  );
-}
-async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await exportCall(type, id, tenant);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const exportCall = (type: string, id: string, tenant?: string) =>
+  subjectCall(pu.t, 'PartnerUser', 'exportSubjectData', exportBody({ type, id }), tenant);
+const exportFor = (type: string, id: string, tenant?: string) =>
+  exportedBy<Record<string, any>>(pu.t, 'PartnerUser', { type, id }, { tenant });
 
 /** a partner user created by a back-office user over HTTP, its creation approved by the approver */
 async function createUser(over: Record<string, unknown> = {}): Promise<{ id: string; email: string }> {
@@ -72,15 +55,15 @@ async function createUser(over: Record<string, unknown> = {}): Promise<{ id: str
 }
 
 /** the export once the listing document shows `status` */
-function exportWithListing(id: string, status: string, tenant?: string): Promise<Record<string, any>> {
-  return waitFor(
-    async () => {
-      const answer = await exportFor('partner_user', id, tenant);
-      return answer.records.some((r: any) => r.store === 'listing' && r.data.status === status) ? answer : undefined;
-    },
-    { what: `listing document of ${id} (${status})` },
-  ) as Promise<Record<string, any>>;
-}
+const exportWithListing = (id: string, status: string, tenant?: string) =>
+  exportedWhen<Record<string, any>>(
+    pu.t,
+    'PartnerUser',
+    { type: 'partner_user', id },
+    (answer) => answer.records.some((r: any) => r.store === 'listing' && r.data.status === status),
+    `the listing document (${status})`,
+    { tenant },
+  );
 
 describe('exportSubjectData', () => {
   test('its state as stored and its listing document; no company', async () => {
@@ -94,8 +77,7 @@ describe('exportSubjectData', () => {
       ['listing', 'PartnerUser', u.id, 'partnerUserDocument'],
     ]);
     const [state, listing] = answer.records.map((r: any) => r.data);
-    const stored = await pu.t.rt.store.read('PartnerUser', u.id);
-    expect(state).toEqual(JSON.parse(stored!.stateJson).private);
+    expect(state).toEqual((await storedState(pu.t, 'PartnerUser', u.id)).private);
     expect(state.user).toMatchObject({
       fullName: 'Pat Export',
       email: u.email,
@@ -125,47 +107,32 @@ describe('exportSubjectData', () => {
 describe('who may call it', () => {
   test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
     const u = await createUser();
-    const body = { subject: { type: 'partner_user', id: u.id } };
-    const url = `/${pu.t.projectId}/CALL/PartnerUser/exportSubjectData`;
-    const r = await pu.t.post(url, body, pu.admin);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await pu.t.post(url, body)).status).toBe(401);
-    for (const classId of ['Partner', 'PartnerUser']) {
-      await expect(
-        pu.t.rt.call('PartnerUser', 'exportSubjectData', undefined, body, {
-          identity: asClass(classId),
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
+    await expectDataSubjectOnly(
+      pu.t,
+      'PartnerUser',
+      'exportSubjectData',
+      exportBody({ type: 'partner_user', id: u.id }),
+      {
+        users: [pu.admin],
+        classes: ['Partner', 'PartnerUser'],
+      },
+    );
   });
 
   test('readUserState is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
     const u = await createUser();
-    await expect(
-      pu.t.rt.call('PartnerUser', 'readUserState', u.id, {}, { identity: asClass('DataSubject'), origin: 'class' }),
-    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    await expect(pu.t.rt.call('PartnerUser', 'readUserState', u.id, {}, asClass('DataSubject'))).rejects.toMatchObject({
+      status: 403,
+      code: 1008,
+    });
     const r = await call(pu.t, 'readUserState', u.id, {}, pu.admin);
     expect([r.status, r.body.code]).toEqual([403, 1008]);
   });
 
   test('readUserState answers what its answer schema says', async () => {
     const u = await createUser();
-    const r = await pu.t.rt.call(
-      'PartnerUser',
-      'readUserState',
-      u.id,
-      {},
-      {
-        identity: { type: 'class', classId: 'PartnerUser', instanceId: 'x' },
-        origin: 'class',
-      },
-    );
-    const check = answerValidator(
-      'PartnerUser',
-      pu.t.rt.registry.get('PartnerUser')!.methodsByName.get('readUserState')!.answer!,
-    );
-    expect(check(r.body) ? [] : check.errors).toEqual([]);
+    const r = await pu.t.rt.call('PartnerUser', 'readUserState', u.id, {}, asClass('PartnerUser'));
+    expectValidAnswer(pu.t, 'PartnerUser', 'readUserState', r.body);
   });
 });
 

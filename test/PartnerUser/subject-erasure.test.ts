@@ -9,12 +9,19 @@
  * eraseUser; a caller limited to a company erases no partner user (they are
  * no company's).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
-import { waitFor } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  eraseBody,
+  erasedBy,
+  erasureAuditEntry,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  finishedJob,
+  exportedBy,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import {
   call,
   createProgramme,
@@ -37,36 +44,12 @@ beforeAll(async () => {
 });
 afterAll(() => pu.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/PartnerUser/eraseSubjectData.answer.json'), 'utf8')),
-);
-
-function eraseCall(type: string, id: string, tenant?: string) {
-  return pu.t.rt.call(
-    'PartnerUser',
-    'eraseSubjectData',
-    undefined,
-    { subject: { type, id }, erasureId: 'erasure-9' },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
-  );
-}
-async function erase(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await eraseCall(type, id, tenant);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
-
-async function stored(id: string): Promise<{ json: string; version: number; state: Record<string, any> }> {
-  const s = await pu.t.rt.store.read('PartnerUser', id);
-  return { json: s!.stateJson, version: s!.version, state: JSON.parse(s!.stateJson).private };
-}
+const ERASURE_ID = 'erasure-9';
+const eraseCall = (type: string, id: string, tenant?: string) =>
+  subjectCall(pu.t, 'PartnerUser', 'eraseSubjectData', eraseBody({ type, id }, ERASURE_ID), tenant);
+const erase = (type: string, id: string, tenant?: string) =>
+  erasedBy(pu.t, 'PartnerUser', { type, id }, ERASURE_ID, { tenant });
+const stored = (id: string) => storedState(pu.t, 'PartnerUser', id);
 const emailHolder = (address: string) => pu.t.rt.store.resolveLookup('PartnerUser', 'email', address);
 
 /** a partner user created by a back-office user over HTTP, its creation approved by the approver, streamed */
@@ -93,8 +76,8 @@ describe('eraseSubjectData', () => {
 
     const after = await stored(u.id);
     for (const value of ['Bartholomew', 'Zanzibar', u.email]) expect(after.json).not.toContain(value);
-    expect(after.state.user).toEqual({
-      ...before.state.user,
+    expect(after.private.user).toEqual({
+      ...before.private.user,
       fullName: '[erased]',
       email: '[erased]',
       status: 'inactive',
@@ -102,30 +85,23 @@ describe('eraseSubjectData', () => {
       updatedBy: 'PartnerUser',
       updatedAt: expect.any(Number),
       erasedAt: expect.any(Number),
-      erasureId: 'erasure-9',
+      erasureId: ERASURE_ID,
     });
     // partners and venues are the programme's, not the person's: they stay
-    expect(after.state.user.partners).toEqual([{ partnerId: programme.p1, role: 'admin' }]);
-    expect(after.state.pendingApproval).toBeNull();
+    expect(after.private.user.partners).toEqual([{ partnerId: programme.p1, role: 'admin' }]);
+    expect(after.private.pendingApproval).toBeNull();
     expect(await emailHolder(u.email)).toBeUndefined();
 
     // the listing document is re-projected from the erased state: no value, in its search column neither
     const doc = await documentWhen(pu, u.id, (d) => d.status === 'inactive');
     expect(doc).toMatchObject({ fullName: '[erased]', email: '[erased]', search: '[erased] [erased]' });
-    expect(doc.erasedAt).toBe(after.state.user.erasedAt);
+    expect(doc.erasedAt).toBe(after.private.user.erasedAt);
     for (const value of ['bartholomew', 'zanzibar', u.email]) expect(JSON.stringify(doc)).not.toContain(value);
     const listed = await call(pu.t, 'listPartnerUsers', undefined, { search: 'zanzibar' }, pu.admin);
     expect(listed.body.totalCount).toBe(0);
 
     // the erasure's audit entry says what happened and holds no personal value
-    const entry = await waitFor<Record<string, any>>(
-      async () => {
-        const found = await pu.t.rt.documents.find<Record<string, any>>('logs', { entityId: u.id });
-        return found.items.find((d) => String(d.searchText).includes('erasedAt')) ?? null;
-      },
-      { what: `the erasure's audit entry of ${u.id}` },
-    );
-    const logState = (await pu.t.rt.store.read('LogManager', entry.id))!.stateJson;
+    const logState = await erasureAuditEntry(pu.t, u.id);
     expect(logState).toContain('subject_erasure');
     for (const value of ['Bartholomew', 'Zanzibar', u.email]) expect(logState).not.toContain(value);
 
@@ -134,17 +110,10 @@ describe('eraseSubjectData', () => {
     expect((await stored(u.id)).version).toBe(after.version);
 
     // the export answers the anonymised state and no trace values
-    const exported = await pu.t.rt.call(
-      'PartnerUser',
-      'exportSubjectData',
-      undefined,
-      { subject: { type: 'partner_user', id: u.id } },
-      { identity: asClass('DataSubject'), origin: 'class' },
-    );
-    expect((exported.body as { values?: string[] }).values).toEqual([]);
+    expect((await exportedBy(pu.t, 'PartnerUser', { type: 'partner_user', id: u.id })).values).toEqual([]);
 
     // another user is untouched, and the freed email may be given to a new one
-    expect((await stored(other.id)).state.user).toMatchObject({ fullName: 'Ola Unrelated', email: other.email });
+    expect((await stored(other.id)).private.user).toMatchObject({ fullName: 'Ola Unrelated', email: other.email });
     const again = await createUser({ email: u.email });
     expect(await emailHolder(u.email)).toBe(again.id);
   });
@@ -164,7 +133,7 @@ describe('eraseSubjectData', () => {
 
     await erase('partner_user', u.id);
     const erased = await stored(u.id);
-    expect(erased.state.pendingApproval).toBeNull();
+    expect(erased.private.pendingApproval).toBeNull();
     expect(erased.json).not.toContain('Philippa');
     expect(erased.json).not.toContain('Quarzazate');
 
@@ -181,34 +150,24 @@ describe('eraseSubjectData', () => {
       'approveUser',
       u.id,
       { approvalId, action: 'approve', entityId: u.id, event: 'user_status_update', jsonPatch: [] },
-      { identity: asClass('ApprovalManager'), origin: 'class' },
+      asClass('ApprovalManager'),
     );
     expect(queued.status).toBe(202);
-    const outcome = await waitFor(
-      async () => {
-        const { status } = await pu.t.rt.jobs.status((queued.body as { jobId: string }).jobId);
-        return status.status === 'completed' || status.status === 'failed' ? status : undefined;
-      },
-      { what: 'the approval callback' },
-    );
+    const outcome = await finishedJob(pu.t, (queued.body as { jobId: string }).jobId);
     expect(outcome).toMatchObject({ status: 'failed', error: { status: 410, body: { code: 17111 } } });
     expect((await stored(u.id)).version).toBe(erased.version);
     // its reads still answer the anonymised record
     const got = await call(pu.t, 'getUser', u.id, {}, pu.admin);
-    expect(got.body.user).toMatchObject({ id: u.id, fullName: '[erased]', erasureId: 'erasure-9' });
+    expect(got.body.user).toMatchObject({ id: u.id, fullName: '[erased]', erasureId: ERASURE_ID });
     // as its answer schema says, with the erasure's fields
-    const check = answerValidator(
-      'PartnerUser',
-      pu.t.rt.registry.get('PartnerUser')!.methodsByName.get('getUser')!.answer!,
-    );
-    expect(check(got.body) ? [] : check.errors).toEqual([]);
+    expectValidAnswer(pu.t, 'PartnerUser', 'getUser', got.body);
   });
 
   test('zeros for a member or a back-office user; 404 17110 for an unknown user or a lookup address', async () => {
     const u = await createUser();
     expect(await erase('member', u.id)).toEqual({ records: 0, files: 0 });
     expect(await erase('program_management_user', u.id)).toEqual({ records: 0, files: 0 });
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
     for (const id of [uid('nobody'), `email!${u.email}`]) {
       await expect(eraseCall('partner_user', id)).rejects.toMatchObject({
         status: 404,
@@ -223,36 +182,22 @@ describe('eraseSubjectData', () => {
 describe('who may call it', () => {
   test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
     const u = await createUser();
-    const body = { subject: { type: 'partner_user', id: u.id }, erasureId: 'e-1' };
-    const url = `/${pu.t.projectId}/CALL/PartnerUser/eraseSubjectData`;
-    const r = await pu.t.post(url, body, pu.admin);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await pu.t.post(url, body)).status).toBe(401);
-    for (const classId of ['Partner', 'PartnerUser']) {
-      await expect(
-        pu.t.rt.call('PartnerUser', 'eraseSubjectData', undefined, body, {
-          identity: asClass(classId),
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    const body = eraseBody({ type: 'partner_user', id: u.id }, 'e-1');
+    await expectDataSubjectOnly(pu.t, 'PartnerUser', 'eraseSubjectData', body, {
+      users: [pu.admin],
+      classes: ['Partner', 'PartnerUser'],
+    });
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
   });
 
   test('eraseUser is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
     const u = await createUser();
     await expect(
-      pu.t.rt.call(
-        'PartnerUser',
-        'eraseUser',
-        u.id,
-        { erasureId: 'e-1' },
-        { identity: asClass('DataSubject'), origin: 'class' },
-      ),
+      pu.t.rt.call('PartnerUser', 'eraseUser', u.id, { erasureId: 'e-1' }, asDataSubject()),
     ).rejects.toMatchObject({ status: 403, code: 1008 });
     const r = await call(pu.t, 'eraseUser', u.id, { erasureId: 'e-1' }, pu.admin);
     expect(r.status).toBe(403);
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
   });
 });
 
@@ -260,7 +205,7 @@ describe('company scope', () => {
   test('a caller limited to a company erases no partner user (they are no company’s): 403 1023, nothing changes', async () => {
     const u = await createUser({ email: email() });
     await expect(eraseCall('partner_user', u.id, 'c-1')).rejects.toMatchObject({ status: 403, code: 1023 });
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
     expect(await emailHolder(u.email)).toBe(u.id);
     // a subject of whom the class keeps nothing is no refusal
     expect(await erase('member', u.id, 'c-1')).toEqual({ records: 0, files: 0 });

@@ -6,13 +6,18 @@
  * through readUserState; the company scope of the class applies to a caller
  * limited to a company.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
 import { seedProgram } from '../Member/support';
-import { waitFor } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  exportedWhen,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import {
   acceptInvitation,
   call,
@@ -24,73 +29,36 @@ import {
   type PmRuntime,
 } from './support';
 
-/**
- * Every class of the service but DataSubject: the test plays DataSubject itself (a class identity), so the
- * method is tested on its own, whatever state the caller's class is in.
- */
-const CLASS_DIRS = fs
-  .readdirSync(path.join(projectRoot(), 'classes'), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && !d.name.startsWith('_') && d.name !== 'DataSubject')
-  .map((d) => `classes/${d.name}`)
-  .join(',');
-
 let p: PmRuntime;
 beforeAll(async () => {
-  p = await startPmRuntime({ CLASS_DIRS });
+  p = await startPmRuntime();
   await seedProgram(p.t);
 });
 afterAll(() => p.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(
-    fs.readFileSync(path.join(projectRoot(), 'schemas/ProgramManagementUser/exportSubjectData.answer.json'), 'utf8'),
-  ),
-);
-
 /** exportSubjectData as DataSubject calls it (its caller's company along when it has one) */
-function exportCall(type: string, id: string, tenant?: string) {
-  return p.t.rt.call(
-    'ProgramManagementUser',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
-  );
-}
-async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await exportCall(type, id, tenant);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const exportCall = (type: string, id: string, tenant?: string) =>
+  subjectCall(p.t, 'ProgramManagementUser', 'exportSubjectData', exportBody({ type, id }), tenant);
+const exportFor = (type: string, id: string, tenant?: string) =>
+  exportedBy<Record<string, any>>(p.t, 'ProgramManagementUser', { type, id }, { tenant });
 /** the export once the user's listing document is streamed */
-function exportWithListing(id: string, tenant?: string): Promise<Record<string, any>> {
-  return waitFor(
-    async () => {
-      const answer = await exportFor('program_management_user', id, tenant);
-      return answer.records.some((r: any) => r.store === 'listing') ? answer : undefined;
-    },
-    { what: `listing document of ${id}` },
-  ) as Promise<Record<string, any>>;
-}
-
-async function storedState(id: string): Promise<Record<string, any>> {
-  const stored = await p.t.rt.store.read('ProgramManagementUser', id);
-  return JSON.parse(stored!.stateJson).private as Record<string, any>;
-}
+const exportWithListing = (id: string, tenant?: string) =>
+  exportedWhen<Record<string, any>>(
+    p.t,
+    'ProgramManagementUser',
+    { type: 'program_management_user', id },
+    (answer) => answer.records.some((r: any) => r.store === 'listing'),
+    'the listing document',
+    { tenant },
+  );
+const storedUser = async (id: string) => (await storedState(p.t, 'ProgramManagementUser', id)).private;
 
 describe('exportSubjectData', () => {
   test('a signed-in company user: its state without the password hash, its listing document, its company', async () => {
     const u = await createApprovedUser(p, { type: 'company', companyId: 'c-1', name: 'Cora Company' });
     await acceptInvitation(p, u);
     await signIn(p, u);
-    const stored = await storedState(u.id);
+    const stored = await storedUser(u.id);
     expect(stored.credentials.passwordHash).toEqual(expect.any(String));
     expect(stored.user.lastLoginAt).toEqual(expect.any(String));
 
@@ -142,31 +110,17 @@ describe('exportSubjectData', () => {
 describe('who may call it', () => {
   test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
     const u = await createApprovedUser(p);
-    const body = { subject: { type: 'program_management_user', id: u.id } };
-    const url = `/${p.t.projectId}/CALL/ProgramManagementUser/exportSubjectData`;
-    const r = await p.t.post(url, body, p.admin);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await p.t.post(url, body)).status).toBe(401);
-    for (const classId of ['Member', 'ProgramManagementUser']) {
-      await expect(
-        p.t.rt.call('ProgramManagementUser', 'exportSubjectData', undefined, body, {
-          identity: asClass(classId),
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
+    const body = exportBody({ type: 'program_management_user', id: u.id });
+    await expectDataSubjectOnly(p.t, 'ProgramManagementUser', 'exportSubjectData', body, {
+      users: [p.admin],
+      classes: ['Member', 'ProgramManagementUser'],
+    });
   });
 
   test('readUserState is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
     const u = await createApprovedUser(p);
     await expect(
-      p.t.rt.call(
-        'ProgramManagementUser',
-        'readUserState',
-        u.id,
-        {},
-        { identity: asClass('DataSubject'), origin: 'class' },
-      ),
+      p.t.rt.call('ProgramManagementUser', 'readUserState', u.id, {}, asDataSubject()),
     ).rejects.toMatchObject({ status: 403, code: 1008 });
     const r = await call(p.t, 'readUserState', u.id, {}, p.admin);
     expect([r.status, r.body.code]).toEqual([403, 1008]);
@@ -175,21 +129,8 @@ describe('who may call it', () => {
   test('readUserState answers what its answer schema says', async () => {
     const u = await createApprovedUser(p, { type: 'company', companyId: 'c-1' });
     await acceptInvitation(p, u);
-    const r = await p.t.rt.call(
-      'ProgramManagementUser',
-      'readUserState',
-      u.id,
-      {},
-      {
-        identity: { type: 'class', classId: 'ProgramManagementUser', instanceId: 'x' },
-        origin: 'class',
-      },
-    );
-    const check = answerValidator(
-      'ProgramManagementUser',
-      p.t.rt.registry.get('ProgramManagementUser')!.methodsByName.get('readUserState')!.answer!,
-    );
-    expect(check(r.body) ? [] : check.errors).toEqual([]);
+    const r = await p.t.rt.call('ProgramManagementUser', 'readUserState', u.id, {}, asClass('ProgramManagementUser'));
+    expectValidAnswer(p.t, 'ProgramManagementUser', 'readUserState', r.body);
   });
 });
 

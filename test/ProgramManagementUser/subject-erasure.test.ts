@@ -10,13 +10,21 @@
  * DataSubject may ask, only this class reaches eraseUser; the company scope of
  * the class applies to a caller limited to a company.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
 import { seedProgram } from '../Member/support';
 import { waitFor } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  eraseBody,
+  erasedBy,
+  erasureAuditEntry,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  finishedJob,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import {
   acceptInvitation,
   auth,
@@ -31,57 +39,22 @@ import {
   type PmRuntime,
 } from './support';
 
-/**
- * Every class of the service but DataSubject: the test plays DataSubject itself (a class identity), so the
- * method is tested on its own, whatever state the caller's class is in.
- */
-const CLASS_DIRS = fs
-  .readdirSync(path.join(projectRoot(), 'classes'), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && !d.name.startsWith('_') && d.name !== 'DataSubject')
-  .map((d) => `classes/${d.name}`)
-  .join(',');
-
 let p: PmRuntime;
 beforeAll(async () => {
-  p = await startPmRuntime({ CLASS_DIRS });
+  p = await startPmRuntime();
   await seedProgram(p.t);
 });
 afterAll(() => p.stop());
 
 const COLLECTION = 'programManagementUsers';
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(
-    fs.readFileSync(path.join(projectRoot(), 'schemas/ProgramManagementUser/eraseSubjectData.answer.json'), 'utf8'),
-  ),
-);
+const ERASURE_ID = 'erasure-7';
 
 /** eraseSubjectData as DataSubject calls it (its caller's company along when it has one) */
-function eraseCall(type: string, id: string, tenant?: string) {
-  return p.t.rt.call(
-    'ProgramManagementUser',
-    'eraseSubjectData',
-    undefined,
-    { subject: { type, id }, erasureId: 'erasure-7' },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
-  );
-}
-async function erase(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await eraseCall(type, id, tenant);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
-
-async function stored(id: string): Promise<{ json: string; version: number; state: Record<string, any> }> {
-  const s = await p.t.rt.store.read('ProgramManagementUser', id);
-  return { json: s!.stateJson, version: s!.version, state: JSON.parse(s!.stateJson).private };
-}
+const eraseCall = (type: string, id: string, tenant?: string) =>
+  subjectCall(p.t, 'ProgramManagementUser', 'eraseSubjectData', eraseBody({ type, id }, ERASURE_ID), tenant);
+const erase = (type: string, id: string, tenant?: string) =>
+  erasedBy(p.t, 'ProgramManagementUser', { type, id }, ERASURE_ID, { tenant });
+const stored = (id: string) => storedState(p.t, 'ProgramManagementUser', id);
 const emailHolder = (address: string) => p.t.rt.store.resolveLookup('ProgramManagementUser', 'email', address);
 
 /** the user's listing document once `ok` holds of it */
@@ -109,16 +82,16 @@ describe('eraseSubjectData', () => {
     const name = 'Theodora Vanterpool-Ashgrove';
     const { u } = await signedInUser(name);
     const before = await stored(u.id);
-    expect(before.state.credentials.passwordHash).toEqual(expect.any(String));
+    expect(before.private.credentials.passwordHash).toEqual(expect.any(String));
     const other = await createApprovedUser(p, { name: 'Ola Unrelated' });
 
     expect(await erase('program_management_user', u.id)).toEqual({ records: 2, files: 0 });
 
     const after = await stored(u.id);
-    for (const value of ['Theodora', 'Vanterpool', u.email, before.state.credentials.passwordHash])
+    for (const value of ['Theodora', 'Vanterpool', u.email, before.private.credentials.passwordHash])
       expect(after.json).not.toContain(value);
-    expect(after.state.user).toEqual({
-      ...before.state.user,
+    expect(after.private.user).toEqual({
+      ...before.private.user,
       name: '[erased]',
       email: '[erased]',
       status: 'inactive',
@@ -127,31 +100,24 @@ describe('eraseSubjectData', () => {
       lastLoginAt: null,
       updatedAt: expect.any(String),
       erasedAt: expect.any(String),
-      erasureId: 'erasure-7',
+      erasureId: ERASURE_ID,
     });
-    expect(after.state.credentials).toEqual({ passwordHash: null, passwordChangedAt: null });
-    expect(after.state.pendingApproval).toBeNull();
-    expect(after.state.sessionsValidAfter).toBe(after.state.user.erasedAt);
+    expect(after.private.credentials).toEqual({ passwordHash: null, passwordChangedAt: null });
+    expect(after.private.pendingApproval).toBeNull();
+    expect(after.private.sessionsValidAfter).toBe(after.private.user.erasedAt);
     // the email is released: nobody holds it, and a new user may have it
     expect(await emailHolder(u.email)).toBeUndefined();
 
     // the listing document is re-projected from the erased state: no value, in its search column neither
     const doc = await listedWhen(u.id, (d) => d.status === 'inactive', 'erased');
     expect(doc).toMatchObject({ name: '[erased]', email: '[erased]', search: '[erased] [erased]' });
-    expect(doc.erasedAt).toBe(after.state.user.erasedAt);
+    expect(doc.erasedAt).toBe(after.private.user.erasedAt);
     for (const value of ['theodora', 'vanterpool', u.email]) expect(JSON.stringify(doc)).not.toContain(value);
     const listed = await call(p.t, 'listUsers', undefined, { search: 'vanterpool' }, p.admin);
     expect(listed.body.totalCount).toBe(0);
 
     // the erasure's audit entry says what happened and holds no personal value
-    const entry = await waitFor<Record<string, any>>(
-      async () => {
-        const found = await p.t.rt.documents.find<Record<string, any>>('logs', { entityId: u.id });
-        return found.items.find((d) => String(d.searchText).includes('erasedAt')) ?? null;
-      },
-      { what: `the erasure's audit entry of ${u.id}` },
-    );
-    const logState = (await p.t.rt.store.read('LogManager', entry.id))!.stateJson;
+    const logState = await erasureAuditEntry(p.t, u.id);
     expect(logState).toContain('subject_erasure');
     for (const value of ['Theodora', 'Vanterpool', u.email]) expect(logState).not.toContain(value);
 
@@ -161,24 +127,14 @@ describe('eraseSubjectData', () => {
 
     // the account's facts stay readable; its export has no trace values left
     const got = await call(p.t, 'getUser', u.id, {}, p.admin);
-    expect(got.body.user).toMatchObject({ id: u.id, name: '[erased]', erasureId: 'erasure-7' });
+    expect(got.body.user).toMatchObject({ id: u.id, name: '[erased]', erasureId: ERASURE_ID });
     // as its answer schema says, with the erasure's fields
-    const check = answerValidator(
-      'ProgramManagementUser',
-      p.t.rt.registry.get('ProgramManagementUser')!.methodsByName.get('getUser')!.answer!,
-    );
-    expect(check(got.body) ? [] : check.errors).toEqual([]);
-    const exported = await p.t.rt.call(
-      'ProgramManagementUser',
-      'exportSubjectData',
-      undefined,
-      { subject: { type: 'program_management_user', id: u.id } },
-      { identity: asClass('DataSubject'), origin: 'class' },
-    );
-    expect((exported.body as { values?: string[] }).values).toEqual([]);
+    expectValidAnswer(p.t, 'ProgramManagementUser', 'getUser', got.body);
+    const exported = await exportedBy(p.t, 'ProgramManagementUser', { type: 'program_management_user', id: u.id });
+    expect(exported.values).toEqual([]);
 
     // another user is untouched
-    expect((await stored(other.id)).state.user).toMatchObject({ name: 'Ola Unrelated', email: other.email });
+    expect((await stored(other.id)).private.user).toMatchObject({ name: 'Ola Unrelated', email: other.email });
     expect(await emailHolder(other.email)).toBe(other.id);
 
     // the freed email may be given to a new user
@@ -209,10 +165,7 @@ describe('eraseSubjectData', () => {
       'resolveIdentity',
       u.id,
       {},
-      {
-        identity: asClass('ProgramManagementUser'),
-        origin: 'class',
-      },
+      asClass('ProgramManagementUser'),
     );
     expect(identity.body).toMatchObject({ active: false, roles: [] });
   });
@@ -226,7 +179,7 @@ describe('eraseSubjectData', () => {
 
     await erase('program_management_user', u.id);
     const erased = await stored(u.id);
-    expect(erased.state.pendingApproval).toBeNull();
+    expect(erased.private.pendingApproval).toBeNull();
     expect(erased.json).not.toContain('Ximena');
 
     const refused = { status: 410, body: expect.objectContaining({ code: 4023, classId: 'ProgramManagementUser' }) };
@@ -240,9 +193,10 @@ describe('eraseSubjectData', () => {
       ['completeSso', { at: new Date().toISOString() }],
     ];
     for (const [method, body] of writes) {
-      await expect(
-        p.t.rt.call('ProgramManagementUser', method, u.id, body, { identity: self, origin: 'class' }),
-      ).rejects.toMatchObject({ status: 410, code: 4023 });
+      await expect(p.t.rt.call('ProgramManagementUser', method, u.id, body, self)).rejects.toMatchObject({
+        status: 410,
+        code: 4023,
+      });
     }
     // the approval callback of the change it waited for (a queued job) fails for good
     const queued = await p.t.rt.call(
@@ -250,16 +204,10 @@ describe('eraseSubjectData', () => {
       'approveUser',
       u.id,
       { approvalId, action: 'approve', entityId: u.id, event: 'user_update', jsonPatch: [] },
-      { identity: asClass('ApprovalManager'), origin: 'class' },
+      asClass('ApprovalManager'),
     );
     expect(queued.status).toBe(202);
-    const outcome = await waitFor(
-      async () => {
-        const { status } = await p.t.rt.jobs.status((queued.body as { jobId: string }).jobId);
-        return status.status === 'completed' || status.status === 'failed' ? status : undefined;
-      },
-      { what: 'the approval callback' },
-    );
+    const outcome = await finishedJob(p.t, (queued.body as { jobId: string }).jobId);
     expect(outcome).toMatchObject({ status: 'failed', error: { status: 410, body: { code: 4023 } } });
     // nothing of it was written
     expect((await stored(u.id)).version).toBe(erased.version);
@@ -290,7 +238,7 @@ describe('eraseSubjectData', () => {
 
     expect((await erase('program_management_user', id)).records).toBeGreaterThanOrEqual(1);
     const after = await stored(id);
-    expect(after.state.user).toMatchObject({ status: 'inactive', name: '[erased]', erasureId: 'erasure-7' });
+    expect(after.private.user).toMatchObject({ status: 'inactive', name: '[erased]', erasureId: ERASURE_ID });
     expect(after.json).not.toContain('Rosalind');
     expect(after.json).not.toContain(address);
   });
@@ -299,7 +247,7 @@ describe('eraseSubjectData', () => {
     const u = await createApprovedUser(p);
     expect(await erase('member', u.id)).toEqual({ records: 0, files: 0 });
     expect(await erase('partner_user', u.id)).toEqual({ records: 0, files: 0 });
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
     for (const id of [uid('nobody'), `email!${u.email}`]) {
       await expect(eraseCall('program_management_user', id)).rejects.toMatchObject({
         status: 404,
@@ -314,36 +262,22 @@ describe('eraseSubjectData', () => {
 describe('who may call it', () => {
   test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
     const u = await createApprovedUser(p);
-    const body = { subject: { type: 'program_management_user', id: u.id }, erasureId: 'e-1' };
-    const url = `/${p.t.projectId}/CALL/ProgramManagementUser/eraseSubjectData`;
-    const r = await p.t.post(url, body, p.admin);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await p.t.post(url, body)).status).toBe(401);
-    for (const classId of ['Member', 'ProgramManagementUser']) {
-      await expect(
-        p.t.rt.call('ProgramManagementUser', 'eraseSubjectData', undefined, body, {
-          identity: asClass(classId),
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    const body = eraseBody({ type: 'program_management_user', id: u.id }, 'e-1');
+    await expectDataSubjectOnly(p.t, 'ProgramManagementUser', 'eraseSubjectData', body, {
+      users: [p.admin],
+      classes: ['Member', 'ProgramManagementUser'],
+    });
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
   });
 
   test('eraseUser is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
     const u = await createApprovedUser(p);
     await expect(
-      p.t.rt.call(
-        'ProgramManagementUser',
-        'eraseUser',
-        u.id,
-        { erasureId: 'e-1' },
-        { identity: asClass('DataSubject'), origin: 'class' },
-      ),
+      p.t.rt.call('ProgramManagementUser', 'eraseUser', u.id, { erasureId: 'e-1' }, asDataSubject()),
     ).rejects.toMatchObject({ status: 403, code: 1008 });
     const r = await call(p.t, 'eraseUser', u.id, { erasureId: 'e-1' }, p.admin);
     expect(r.status).toBe(403);
-    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
   });
 });
 
@@ -354,14 +288,14 @@ describe('company scope', () => {
     const internal = await createApprovedUser(p);
 
     expect(await erase('program_management_user', mine.id, 'c-1')).toMatchObject({ files: 0 });
-    expect((await stored(mine.id)).state.user).toMatchObject({ erasureId: 'erasure-7', companyId: 'c-1' });
+    expect((await stored(mine.id)).private.user).toMatchObject({ erasureId: ERASURE_ID, companyId: 'c-1' });
 
     for (const u of [theirs, internal]) {
       await expect(eraseCall('program_management_user', u.id, 'c-1')).rejects.toMatchObject({
         status: 403,
         code: 1023,
       });
-      expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+      expect((await stored(u.id)).private.user.erasedAt).toBeUndefined();
       expect(await emailHolder(u.email)).toBe(u.id);
     }
   });
