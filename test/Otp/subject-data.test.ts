@@ -6,13 +6,20 @@
  * company gets only its company's subjects, by the company DataSubject hands
  * over (Otp keeps none).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
+import { projectRoot } from '../../runtime';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
+import {
+  asClass,
+  asDataSubject,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 
 const root = projectRoot();
 let t: TestRuntime;
@@ -28,16 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const DATA_SUBJECT = asClass('DataSubject');
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(root, 'schemas/Otp/exportSubjectData.answer.json'), 'utf8')),
-);
 const requester = {
   requestedBy: 'ann@example.com',
   requesterDetails: { identity: 'anonymous', userAgent: 'jest', ipAddress: '203.0.113.7' },
@@ -50,7 +47,7 @@ async function otpCall(classKey: string, method: string, entityId: string, body:
     method,
     `${classKey}_${entityId}`,
     { otpType: 'login', ...requester, ...body },
-    { identity: asClass(classKey), origin: 'class' },
+    asClass(classKey),
   );
   expect(r.status).toBe(200);
   return r.body as Record<string, any>;
@@ -61,32 +58,14 @@ const verify = (classKey: string, id: string, token: string) => otpCall(classKey
 const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
 
 /** exportSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's as its own class answered it */
-function exportCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
-  return t.rt.call(
-    'Otp',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id }, ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}) },
-    { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
-  );
-}
-async function exportFor(
-  type: string,
-  id: string,
-  tenant?: string,
-  subjectCompanyId?: string | null,
-): Promise<Record<string, any>> {
-  const r = await exportCall(type, id, tenant, subjectCompanyId);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const exportCall = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  subjectCall(t, 'Otp', 'exportSubjectData', exportBody({ type, id }, { subjectCompanyId }), tenant);
+const exportFor = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  exportedBy<Record<string, any>>(t, 'Otp', { type, id }, { tenant, subjectCompanyId });
 
 /** the entity's records as stored (their HMACs included) */
-async function storedRecords(instanceId: string): Promise<Record<string, any>[]> {
-  const stored = await t.rt.store.read('Otp', instanceId);
-  return (JSON.parse(stored!.stateJson).private.records ?? []) as Record<string, any>[];
-}
+const storedRecords = async (instanceId: string): Promise<Record<string, any>[]> =>
+  (await storedState(t, 'Otp', instanceId)).private.records ?? [];
 
 describe('exportSubjectData', () => {
   test("a member's OTPs with every check (when, outcome, who asked), without the token HMAC", async () => {
@@ -164,26 +143,21 @@ describe('who may call it', () => {
   test('DataSubject only: the classes that issue OTPs, users over HTTP and anonymous callers are refused', async () => {
     const member = uniqueProjectId('m');
     await issue('Member', member);
-    const body = { subject: { type: 'member', id: member } };
-    for (const classId of ['Member', 'ProgramManagementUser', 'Otp']) {
-      await expect(
-        t.rt.call('Otp', 'exportSubjectData', undefined, body, { identity: asClass(classId), origin: 'class' }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
-    const url = `/${t.projectId}/CALL/Otp/exportSubjectData`;
     const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
-    const r = await t.post(url, body, pm);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await t.post(url, body)).status).toBe(401);
+    await expectDataSubjectOnly(t, 'Otp', 'exportSubjectData', exportBody({ type: 'member', id: member }), {
+      users: [pm],
+      classes: ['Member', 'ProgramManagementUser', 'Otp'],
+    });
   });
 
   test('readOtpRecords is this class’s own: not DataSubject, not the entity’s class', async () => {
     const member = uniqueProjectId('m');
     await issue('Member', member);
-    for (const identity of [DATA_SUBJECT, asClass('Member')]) {
-      await expect(
-        t.rt.call('Otp', 'readOtpRecords', `Member_${member}`, {}, { identity, origin: 'class' }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    for (const caller of [asDataSubject(), asClass('Member')]) {
+      await expect(t.rt.call('Otp', 'readOtpRecords', `Member_${member}`, {}, caller)).rejects.toMatchObject({
+        status: 403,
+        code: 1008,
+      });
     }
   });
 
@@ -192,18 +166,8 @@ describe('who may call it', () => {
     const { token } = await issue('Member', member, { additionalData: { source: 'password' } });
     await verify('Member', member, wrong(token));
     await verify('Member', member, token);
-    const r = await t.rt.call(
-      'Otp',
-      'readOtpRecords',
-      `Member_${member}`,
-      {},
-      {
-        identity: { type: 'class', classId: 'Otp', instanceId: 'x' },
-        origin: 'class',
-      },
-    );
-    const check = answerValidator('Otp', t.rt.registry.get('Otp')!.methodsByName.get('readOtpRecords')!.answer!);
-    expect(check(r.body) ? [] : check.errors).toEqual([]);
+    const r = await t.rt.call('Otp', 'readOtpRecords', `Member_${member}`, {}, asClass('Otp'));
+    expectValidAnswer(t, 'Otp', 'readOtpRecords', r.body);
   });
 });
 

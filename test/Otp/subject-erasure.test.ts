@@ -9,12 +9,19 @@
  * to a company erases only its company's subjects, by the company DataSubject
  * hands over.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { createAjv } from '../../runtime/actor/validation';
+import { projectRoot } from '../../runtime';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
+import {
+  asClass,
+  eraseBody,
+  erasedBy,
+  expectDataSubjectOnly,
+  exportedBy,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 
 const root = projectRoot();
 let t: TestRuntime;
@@ -30,15 +37,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(root, 'schemas/Otp/eraseSubjectData.answer.json'), 'utf8')),
-);
 /** who asked, with values found nowhere else */
 const requester = {
   requestedBy: 'wilhelmina.okonkwo@example.com',
@@ -57,7 +55,7 @@ async function otpCall(classKey: string, method: string, entityId: string, body:
     method,
     `${classKey}_${entityId}`,
     { otpType: 'login', ...requester, ...body },
-    { identity: asClass(classKey), origin: 'class' },
+    asClass(classKey),
   );
   expect(r.status).toBe(200);
   return r.body as Record<string, any>;
@@ -68,39 +66,14 @@ const verify = (classKey: string, id: string, token: string) => otpCall(classKey
 const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
 
 /** eraseSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's */
-function eraseCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
-  return t.rt.call(
-    'Otp',
-    'eraseSubjectData',
-    undefined,
-    {
-      subject: { type, id },
-      erasureId: 'erasure-1',
-      ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}),
-    },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
-  );
-}
-async function erase(
-  type: string,
-  id: string,
-  tenant?: string,
-  subjectCompanyId?: string | null,
-): Promise<Record<string, any>> {
-  const r = await eraseCall(type, id, tenant, subjectCompanyId);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const eraseCall = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  subjectCall(t, 'Otp', 'eraseSubjectData', eraseBody({ type, id }, 'erasure-1', { subjectCompanyId }), tenant);
+const erase = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  erasedBy(t, 'Otp', { type, id }, 'erasure-1', { tenant, subjectCompanyId });
 
-async function stored(instanceId: string): Promise<{ json: string; version: number } | undefined> {
-  const s = await t.rt.store.read('Otp', instanceId);
-  return s ? { json: s.stateJson, version: s.version } : undefined;
-}
-async function storedRecords(instanceId: string): Promise<Record<string, any>[]> {
-  const s = await stored(instanceId);
-  return s ? ((JSON.parse(s.json).private.records ?? []) as Record<string, any>[]) : [];
-}
+const stored = (instanceId: string) => storedState(t, 'Otp', instanceId);
+const storedRecords = async (instanceId: string): Promise<Record<string, any>[]> =>
+  (await stored(instanceId)).private.records ?? [];
 
 describe('eraseSubjectData', () => {
   test("a member's OTPs: every record and its checks removed and counted, who asked nowhere in the state", async () => {
@@ -113,29 +86,22 @@ describe('eraseSubjectData', () => {
     await issue('ProgramManagementUser', member);
     const other = uniqueProjectId('m');
     await issue('Member', other);
-    const before = (await stored(`Member_${member}`))!.json;
+    const before = (await stored(`Member_${member}`)).json;
     for (const value of PERSONAL) expect(before).toContain(value);
 
     expect(await erase('member', member)).toEqual({ records: 2, files: 0 });
 
     const after = await stored(`Member_${member}`);
-    for (const value of [...PERSONAL, login.otp.id, 'hmac-sha256']) expect(after!.json).not.toContain(value);
-    expect(JSON.parse(after!.json).private).toEqual({ classKey: 'Member', entityId: member, records: [] });
+    for (const value of [...PERSONAL, login.otp.id, 'hmac-sha256']) expect(after.json).not.toContain(value);
+    expect(after.private).toEqual({ classKey: 'Member', entityId: member, records: [] });
     expect(await storedRecords(`ProgramManagementUser_${member}`)).toHaveLength(1);
     expect(await storedRecords(`Member_${other}`)).toHaveLength(1);
 
     // nothing left: a second call (a retry) answers zeros and writes nothing
     expect(await erase('member', member)).toEqual({ records: 0, files: 0 });
-    expect((await stored(`Member_${member}`))!.version).toBe(after!.version);
+    expect((await stored(`Member_${member}`)).version).toBe(after.version);
     // the export has nothing more to show
-    const exported = await t.rt.call(
-      'Otp',
-      'exportSubjectData',
-      undefined,
-      { subject: { type: 'member', id: member } },
-      { identity: asClass('DataSubject'), origin: 'class' },
-    );
-    expect(exported.body).toEqual({ records: [], files: [] });
+    expect(await exportedBy(t, 'Otp', { type: 'member', id: member })).toEqual({ records: [], files: [] });
   });
 
   test("a back-office user's OTPs are ProgramManagementUser_<id>", async () => {
@@ -164,17 +130,11 @@ describe('who may call it', () => {
   test('DataSubject only: the classes that issue OTPs, users over HTTP and anonymous callers are refused', async () => {
     const member = uniqueProjectId('m');
     await issue('Member', member);
-    const body = { subject: { type: 'member', id: member }, erasureId: 'e-1' };
-    for (const classId of ['Member', 'ProgramManagementUser', 'Otp']) {
-      await expect(
-        t.rt.call('Otp', 'eraseSubjectData', undefined, body, { identity: asClass(classId), origin: 'class' }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
-    const url = `/${t.projectId}/CALL/Otp/eraseSubjectData`;
     const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
-    const r = await t.post(url, body, pm);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    expect((await t.post(url, body)).status).toBe(401);
+    await expectDataSubjectOnly(t, 'Otp', 'eraseSubjectData', eraseBody({ type: 'member', id: member }, 'e-1'), {
+      users: [pm],
+      classes: ['Member', 'ProgramManagementUser', 'Otp'],
+    });
     expect(await storedRecords(`Member_${member}`)).toHaveLength(1);
   });
 
@@ -182,53 +142,21 @@ describe('who may call it', () => {
     // a member's self-registration codes live under Member_reg-<hash of the email>, which Member's erasure finds
     const registration = `reg-${uniqueProjectId('h')}`;
     await issue('Member', registration, { otpType: 'registration' });
-    const cleared = await t.rt.call(
-      'Otp',
-      'clearRecords',
-      `Member_${registration}`,
-      {},
-      {
-        identity: asClass('Member'),
-        origin: 'class',
-      },
-    );
-    expect(cleared.body).toEqual({ removed: 1 });
-    const json = (await stored(`Member_${registration}`))!.json;
+    const clear = (instanceId: string) => t.rt.call('Otp', 'clearRecords', instanceId, {}, asClass('Member'));
+    expect((await clear(`Member_${registration}`)).body).toEqual({ removed: 1 });
+    const json = (await stored(`Member_${registration}`)).json;
     for (const value of PERSONAL.slice(0, 4)) expect(json).not.toContain(value);
     // again: nothing left
-    expect(
-      (
-        await t.rt.call(
-          'Otp',
-          'clearRecords',
-          `Member_${registration}`,
-          {},
-          {
-            identity: asClass('Member'),
-            origin: 'class',
-          },
-        )
-      ).body,
-    ).toEqual({ removed: 0 });
+    expect((await clear(`Member_${registration}`)).body).toEqual({ removed: 0 });
     // an entity never issued a code is the runtime's unknown instance, and is not created
     const never = `reg-${uniqueProjectId('h')}`;
-    await expect(
-      t.rt.call('Otp', 'clearRecords', `Member_${never}`, {}, { identity: asClass('Member'), origin: 'class' }),
-    ).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
+    await expect(clear(`Member_${never}`)).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
     expect(await t.rt.store.read('Otp', `Member_${never}`)).toBeUndefined();
 
     // a back-office user's codes are not Member's to clear
     const pm = uniqueProjectId('p');
     await issue('ProgramManagementUser', pm);
-    await expect(
-      t.rt.call(
-        'Otp',
-        'clearRecords',
-        `ProgramManagementUser_${pm}`,
-        {},
-        { identity: asClass('Member'), origin: 'class' },
-      ),
-    ).rejects.toMatchObject({ status: 403, code: 15001 });
+    await expect(clear(`ProgramManagementUser_${pm}`)).rejects.toMatchObject({ status: 403, code: 15001 });
     expect(await storedRecords(`ProgramManagementUser_${pm}`)).toHaveLength(1);
   });
 
@@ -236,9 +164,10 @@ describe('who may call it', () => {
     const member = uniqueProjectId('m');
     await issue('Member', member);
     for (const classId of ['DataSubject', 'UserNotification']) {
-      await expect(
-        t.rt.call('Otp', 'clearRecords', `Member_${member}`, {}, { identity: asClass(classId), origin: 'class' }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
+      await expect(t.rt.call('Otp', 'clearRecords', `Member_${member}`, {}, asClass(classId))).rejects.toMatchObject({
+        status: 403,
+        code: 1008,
+      });
     }
     const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
     const r = await t.post(`/${t.projectId}/CALL/Otp/clearRecords/Member_${member}`, {}, pm);

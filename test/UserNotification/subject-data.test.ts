@@ -6,12 +6,18 @@
  * gets only its company's subjects, by the company DataSubject hands over (an
  * inbox keeps none).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { answerValidator } from '../../runtime/actor/answers';
-import { createAjv } from '../../runtime/actor/validation';
+import { projectRoot } from '../../runtime';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  subjectCall,
+} from '../support/subject-data';
 import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
 
 const root = projectRoot();
@@ -24,33 +30,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'x' };
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(root, 'schemas/UserNotification/exportSubjectData.answer.json'), 'utf8')),
-);
-
-/** exportSubjectData as DataSubject calls it (a class identity; its caller's company along when it has one) */
 /** exportSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's as its own class answered it */
-function exportCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
-  return t.rt.call(
-    'UserNotification',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id }, ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}) },
-    { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
-  );
-}
-async function exportFor(
-  type: string,
-  id: string,
-  tenant?: string,
-  subjectCompanyId?: string | null,
-): Promise<Record<string, any>> {
-  const r = await exportCall(type, id, tenant, subjectCompanyId);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const exportCall = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  subjectCall(t, 'UserNotification', 'exportSubjectData', exportBody({ type, id }, { subjectCompanyId }), tenant);
+const exportFor = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  exportedBy<Record<string, any>>(t, 'UserNotification', { type, id }, { tenant, subjectCompanyId });
 
 /** a notification delivered as NotificationManager's in-app channel delivers it (a class) */
 async function deliver(inbox: string, content: string, extra: Record<string, unknown> = {}) {
@@ -59,7 +43,7 @@ async function deliver(inbox: string, content: string, extra: Record<string, unk
     'addNotification',
     inbox,
     { templateId: 'MEMBER_WELCOME', content, ...extra },
-    { identity: { type: 'class', classId: 'NotificationManager', instanceId: 'default' }, origin: 'class' },
+    asClass('NotificationManager'),
   );
   expect(r.status).toBe(201);
   return r.body as Record<string, any>;
@@ -130,29 +114,25 @@ describe('who may call it', () => {
   test('DataSubject only: users over HTTP, anonymous callers and other classes are refused', async () => {
     const member = uid('m');
     await deliver(`M${member}`, 'private');
-    const body = { subject: { type: 'member', id: member } };
-    const url = `/${t.projectId}/CALL/UserNotification/exportSubjectData`;
-    for (const headers of [bearer(t, 'program_management_user', uid('p'), ['super']), bearer(t, 'enduser', member)]) {
-      const r = await t.post(url, body, headers);
-      expect([r.status, r.body.code]).toEqual([403, 1008]);
-    }
-    expect((await t.post(url, body)).status).toBe(401);
-    for (const classId of ['Member', 'NotificationManager', 'UserNotification']) {
-      await expect(
-        t.rt.call('UserNotification', 'exportSubjectData', undefined, body, {
-          identity: { type: 'class', classId, instanceId: 'x' },
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
+    await expectDataSubjectOnly(
+      t,
+      'UserNotification',
+      'exportSubjectData',
+      exportBody({ type: 'member', id: member }),
+      {
+        users: [bearer(t, 'program_management_user', uid('p'), ['super']), bearer(t, 'enduser', member)],
+        classes: ['Member', 'NotificationManager', 'UserNotification'],
+      },
+    );
   });
 
   test('readInbox is this class’s own: neither DataSubject, nor the owner, nor a user over HTTP reads it', async () => {
     const member = uid('m');
     await deliver(`M${member}`, 'private');
-    await expect(
-      t.rt.call('UserNotification', 'readInbox', `M${member}`, {}, { identity: DATA_SUBJECT, origin: 'class' }),
-    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    await expect(t.rt.call('UserNotification', 'readInbox', `M${member}`, {}, asDataSubject())).rejects.toMatchObject({
+      status: 403,
+      code: 1008,
+    });
     const own = await t.post(
       `/${t.projectId}/CALL/UserNotification/readInbox/M${member}`,
       {},
@@ -164,21 +144,8 @@ describe('who may call it', () => {
   test('readInbox answers what its answer schema says', async () => {
     const member = uid('m');
     await deliver(`M${member}`, 'Welcome', { subject: 'Hello', metadata: { link: '/x' } });
-    const r = await t.rt.call(
-      'UserNotification',
-      'readInbox',
-      `M${member}`,
-      {},
-      {
-        identity: { type: 'class', classId: 'UserNotification', instanceId: 'x' },
-        origin: 'class',
-      },
-    );
-    const check = answerValidator(
-      'UserNotification',
-      t.rt.registry.get('UserNotification')!.methodsByName.get('readInbox')!.answer!,
-    );
-    expect(check(r.body) ? [] : check.errors).toEqual([]);
+    const r = await t.rt.call('UserNotification', 'readInbox', `M${member}`, {}, asClass('UserNotification'));
+    expectValidAnswer(t, 'UserNotification', 'readInbox', r.body);
   });
 });
 

@@ -7,11 +7,10 @@
  * class reaches eraseInbox; a caller limited to a company erases only its
  * company's subjects, by the company DataSubject hands over.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot, type Identity } from '../../runtime';
-import { createAjv } from '../../runtime/actor/validation';
+import { projectRoot } from '../../runtime';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { asClass, eraseBody, erasedBy, expectDataSubjectOnly, storedState, subjectCall } from '../support/subject-data';
 import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
 
 const root = projectRoot();
@@ -24,41 +23,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const asClass = (classId: string, tenant?: string): Identity => ({
-  type: 'class',
-  classId,
-  instanceId: 'x',
-  ...(tenant ? { tenant } : {}),
-});
-const answerValid = createAjv().compile(
-  JSON.parse(fs.readFileSync(path.join(root, 'schemas/UserNotification/eraseSubjectData.answer.json'), 'utf8')),
-);
-
 /** eraseSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's */
-function eraseCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
-  return t.rt.call(
+const eraseCall = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  subjectCall(
+    t,
     'UserNotification',
     'eraseSubjectData',
-    undefined,
-    {
-      subject: { type, id },
-      erasureId: 'erasure-1',
-      ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}),
-    },
-    { identity: asClass('DataSubject', tenant), origin: 'class' },
+    eraseBody({ type, id }, 'erasure-1', { subjectCompanyId }),
+    tenant,
   );
-}
-async function erase(
-  type: string,
-  id: string,
-  tenant?: string,
-  subjectCompanyId?: string | null,
-): Promise<Record<string, any>> {
-  const r = await eraseCall(type, id, tenant, subjectCompanyId);
-  expect(r.status).toBe(200);
-  expect(answerValid(r.body)).toBe(true);
-  return r.body as Record<string, any>;
-}
+const erase = (type: string, id: string, tenant?: string, subjectCompanyId?: string | null) =>
+  erasedBy(t, 'UserNotification', { type, id }, 'erasure-1', { tenant, subjectCompanyId });
 
 /** a notification delivered as NotificationManager's in-app channel delivers it (a class) */
 async function deliver(inbox: string, content: string, extra: Record<string, unknown> = {}) {
@@ -67,15 +42,13 @@ async function deliver(inbox: string, content: string, extra: Record<string, unk
     'addNotification',
     inbox,
     { templateId: 'MEMBER_WELCOME', content, ...extra },
-    { identity: asClass('NotificationManager'), origin: 'class' },
+    asClass('NotificationManager'),
   );
   expect(r.status).toBe(201);
   return r.body as Record<string, any>;
 }
 
-async function stateJson(inboxId: string): Promise<string | undefined> {
-  return (await t.rt.store.read('UserNotification', inboxId))?.stateJson;
-}
+const stored = (inboxId: string) => storedState(t, 'UserNotification', inboxId);
 
 describe('eraseSubjectData', () => {
   test("a member's inbox: every item removed and counted, its values nowhere in the state; the owner reads it empty", async () => {
@@ -102,10 +75,9 @@ describe('eraseSubjectData', () => {
 
     expect(await erase('member', member)).toEqual({ records: 2, files: 0 });
 
-    const json = (await stateJson(inbox))!;
+    const { json, private: state } = await stored(inbox);
     for (const value of ['Zelda', 'Quistgaard', 'zq-7781', 'ZQ-CLAIM-4410', first.id])
       expect(json).not.toContain(value);
-    const state = JSON.parse(json).private;
     expect(state.items).toEqual([]);
     expect(state.owner).toEqual({ type: 'member', userId: member });
     // the owner reads an empty inbox
@@ -120,17 +92,17 @@ describe('eraseSubjectData', () => {
     expect((await inboxItems(t, `PM${member}`)).map((i) => i.content)).toEqual(['Not the member: Kari Nordmann']);
 
     // nothing left: a second call (a retry) answers zeros and writes nothing
-    const version = (await t.rt.store.read('UserNotification', inbox))!.version;
+    const { version } = await stored(inbox);
     expect(await erase('member', member)).toEqual({ records: 0, files: 0 });
-    expect((await t.rt.store.read('UserNotification', inbox))!.version).toBe(version);
+    expect((await stored(inbox)).version).toBe(version);
   });
 
   test("a back-office user's inbox is PM<id>; the count of items dropped for the cap stays", async () => {
     const pm = uid('p');
     await deliver(`PM${pm}`, 'Approval waiting for Ingrid Vasquez-Lindqvist');
-    const before = JSON.parse((await stateJson(`PM${pm}`))!).private;
+    const before = (await stored(`PM${pm}`)).private;
     expect(await erase('program_management_user', pm)).toEqual({ records: 1, files: 0 });
-    const after = JSON.parse((await stateJson(`PM${pm}`))!).private;
+    const after = (await stored(`PM${pm}`)).private;
     expect(after).toEqual({ ...before, items: [] });
     expect(JSON.stringify(after)).not.toContain('Vasquez');
   });
@@ -151,21 +123,11 @@ describe('who may call it', () => {
   test('DataSubject only: users over HTTP, anonymous callers and other classes are refused, and nothing goes', async () => {
     const member = uid('m');
     await deliver(`M${member}`, 'private');
-    const body = { subject: { type: 'member', id: member }, erasureId: 'e-1' };
-    const url = `/${t.projectId}/CALL/UserNotification/eraseSubjectData`;
-    for (const headers of [bearer(t, 'program_management_user', uid('p'), ['super']), bearer(t, 'enduser', member)]) {
-      const r = await t.post(url, body, headers);
-      expect([r.status, r.body.code]).toEqual([403, 1008]);
-    }
-    expect((await t.post(url, body)).status).toBe(401);
-    for (const classId of ['Member', 'NotificationManager', 'UserNotification']) {
-      await expect(
-        t.rt.call('UserNotification', 'eraseSubjectData', undefined, body, {
-          identity: asClass(classId),
-          origin: 'class',
-        }),
-      ).rejects.toMatchObject({ status: 403, code: 1008 });
-    }
+    const body = eraseBody({ type: 'member', id: member }, 'e-1');
+    await expectDataSubjectOnly(t, 'UserNotification', 'eraseSubjectData', body, {
+      users: [bearer(t, 'program_management_user', uid('p'), ['super']), bearer(t, 'enduser', member)],
+      classes: ['Member', 'NotificationManager', 'UserNotification'],
+    });
     expect(await inboxItems(t, `M${member}`)).toHaveLength(1);
   });
 
@@ -174,7 +136,7 @@ describe('who may call it', () => {
     await deliver(`M${member}`, 'private');
     for (const classId of ['DataSubject', 'NotificationManager']) {
       await expect(
-        t.rt.call('UserNotification', 'eraseInbox', `M${member}`, {}, { identity: asClass(classId), origin: 'class' }),
+        t.rt.call('UserNotification', 'eraseInbox', `M${member}`, {}, asClass(classId)),
       ).rejects.toMatchObject({ status: 403 });
     }
     const own = await t.post(
