@@ -6,78 +6,63 @@
  * page), as DataSubject asks for them; a company-scoped call sees its
  * company's records only; nobody but DataSubject may call it.
  */
-import type { Identity } from '../../runtime';
 import type { SubjectData, SubjectType } from '../../classes/_platform/personal-data';
 import { SUBJECT_PAGE_SIZE } from '../../classes/ApprovalManager/subject-data-rules';
-import { classDirsWithout, seedProgram } from '../Member/support';
-import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { seedProgram } from '../Member/support';
+import { seedRoles, startTestRuntime, type TestRuntime } from '../support/harness';
+import {
+  approveMemberCreation,
+  asDataSubject,
+  backOfficeUser,
+  createMemberForApproval,
+  expectDataSubjectOnly,
+  exportedBy,
+  exportedWhen,
+  storedState,
+} from '../support/subject-data';
 import { patchOfSize } from '../Workflow/support';
-
-const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'export-1' };
 
 let t: TestRuntime;
 let p: string;
 let maker: Record<string, string>;
 let reviewer: Record<string, string>;
 
-const bearer = (sub: string, roles: string[]) => ({
-  authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles })}`,
-});
+/** exportSubjectData as DataSubject calls it (`tenant` for a company user's export) */
+const exportOf = (type: SubjectType, id: string, tenant?: string) =>
+  exportedBy(t, 'ApprovalManager', { type, id }, { tenant });
 
-/** exportSubjectData as DataSubject calls it (class identity; `tenant` for a company user's export) */
-async function exportOf(type: SubjectType, id: string, tenant?: string): Promise<SubjectData> {
-  const identity: Identity = tenant ? { ...DATA_SUBJECT, tenant } : DATA_SUBJECT;
-  const r = await t.rt.call(
-    'ApprovalManager',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    { identity, origin: 'class' },
-  );
-  return r.body as SubjectData;
-}
+/** the export once `until` holds of it (the listing is a projection: a record arrives in it shortly after its change) */
+const exportWhen = (type: SubjectType, id: string, until: (d: SubjectData) => boolean, what: string, tenant?: string) =>
+  exportedWhen(t, 'ApprovalManager', { type, id }, until, what, { tenant });
 
-/** the export once `check` finds what it waits for (the listing is a projection: an entry arrives in it shortly after its change) */
-async function exportWhen(check: () => Promise<SubjectData | undefined>, what: string): Promise<SubjectData> {
-  return (await waitFor(check, { what }))!;
-}
-
-/** the export once it holds every one of `ids` (the listing is a projection: records arrive shortly after their change) */
+/** the export once it holds every one of `ids` */
 const exportHolding = (type: SubjectType, id: string, ids: readonly string[], tenant?: string) =>
   exportWhen(
-    async () => {
-      const data = await exportOf(type, id, tenant);
+    type,
+    id,
+    (data) => {
       const got = new Set(data.records.map((r) => r.instanceId));
-      return ids.every((i) => got.has(i)) ? data : undefined;
+      return ids.every((i) => got.has(i));
     },
-    `approvals ${ids.join(', ')} in the export of ${type} ${id}`,
+    `approvals ${ids.join(', ')}`,
+    tenant,
   );
 
 /** the record as its instance stores it */
-async function stored(approvalId: string): Promise<Record<string, any>> {
-  const s = await t.rt.store.read('ApprovalManager', approvalId);
-  return (JSON.parse(s!.stateJson) as { public: { approval: Record<string, any> } }).public.approval;
-}
+const stored = async (approvalId: string): Promise<Record<string, any>> =>
+  (await storedState(t, 'ApprovalManager', approvalId)).public.approval;
 
 const recordsOf = (d: SubjectData) => d.records.map((r) => r.data as Record<string, any>);
 
 /** a member created in the back office by `headers`: it waits for an approver */
-async function createMember(company: string, headers = maker) {
-  const r = await t.post(
-    `${p}/Member/createMember`,
-    { name: 'Kim', surname: 'Lee', company: { id: company }, memberType: 'mt-perm' },
-    headers,
-  );
-  expect(r.status).toBe(200);
-  return { id: r.body.member.id as string, approvalId: r.body.pendingApprovalId as string };
-}
+const createMember = (company: string, headers = maker) =>
+  createMemberForApproval(t, { name: 'Kim', surname: 'Lee', company: { id: company } }, headers);
 
 beforeAll(async () => {
   t = await startTestRuntime({
     env: {
-      // every class of the service but DataSubject (written apart; the caller is its identity), and the Gadget
-      // fixture, whose changes may be of any size
-      CLASS_DIRS: `${classDirsWithout('DataSubject')},test/fixtures/classes`,
+      // every class of the service, and the Gadget fixture, whose changes may be of any size
+      CLASS_DIRS: 'classes,test/fixtures/classes',
       SCHEMA_DIRS: 'schemas,test/fixtures/schemas',
       WORKFLOW_CONFIG_DIR: 'workflow-configs,test/fixtures/workflow-configs',
     },
@@ -88,8 +73,8 @@ beforeAll(async () => {
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
     { id: 'r-senior', name: 'senior', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
   ]);
-  maker = bearer('pm-maker', ['super']);
-  reviewer = bearer('pm-reviewer', ['super', 'approver']);
+  maker = backOfficeUser(t, 'pm-maker', ['super']);
+  reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver']);
 });
 afterAll(() => t.stop());
 
@@ -98,19 +83,16 @@ describe('a member and the users who made and reviewed its creation', () => {
 
   beforeAll(async () => {
     member = await createMember('c-1');
-    const approved = await t.post(
-      `${p}/ApprovalManager/reviewApproval/${member.approvalId}`,
-      { action: 'approve' },
-      reviewer,
-    );
-    expect(approved.status).toBe(200);
+    await approveMemberCreation(t, member, reviewer, maker);
   });
 
   test("the member's export holds its creation's record, as its instance stores it", async () => {
-    const data = await exportWhen(async () => {
-      const d = await exportOf('member', member.id);
-      return recordsOf(d).some((r) => r.id === member.approvalId && r.approvalStatus === 'approved') ? d : undefined;
-    }, 'the reviewed record in the export');
+    const data = await exportWhen(
+      'member',
+      member.id,
+      (d) => recordsOf(d).some((r) => r.id === member.approvalId && r.approvalStatus === 'approved'),
+      'the reviewed record',
+    );
     expect(data.files).toEqual([]);
     expect(data.records.map((r) => r.instanceId)).toEqual([member.approvalId]);
     const [record] = data.records;
@@ -192,7 +174,7 @@ describe("a large change's blobs", () => {
 
 describe('paging, company scope and access', () => {
   test('more records than one listing page: every one, once', async () => {
-    const busy = bearer('pm-busy', ['super']);
+    const busy = backOfficeUser(t, 'pm-busy', ['super']);
     const n = SUBJECT_PAGE_SIZE + 5;
     const ids: string[] = [];
     for (let i = 0; i < n; i += 10) {
@@ -238,25 +220,24 @@ describe('paging, company scope and access', () => {
   });
 
   test('only DataSubject may call it (and only ApprovalManager reads a record as stored)', async () => {
-    const root = bearer('pm-root', ['super']);
-    const body = { subject: { type: 'member', id: 'nobody' } };
-    const byUser = await t.post(`${p}/ApprovalManager/exportSubjectData`, body, root);
-    expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
-    const refusal = (err: { status: number; code: number }) => [err.status, err.code];
-    const byClass = await t.rt
-      .call('ApprovalManager', 'exportSubjectData', undefined, body, {
-        identity: { type: 'class', classId: 'Member', instanceId: 'm' },
-        origin: 'class',
-      })
-      .then(() => undefined, refusal);
-    expect(byClass).toEqual([403, 1008]);
+    const root = backOfficeUser(t, 'pm-root', ['super']);
+    await expectDataSubjectOnly(
+      t,
+      'ApprovalManager',
+      'exportSubjectData',
+      { subject: { type: 'member', id: 'nobody' } },
+      {
+        users: [root],
+        classes: ['Member'],
+      },
+    );
 
     const some = (await exportOf('program_management_user', 'pm-maker')).records[0].instanceId;
     const read = await t.post(`${p}/ApprovalManager/readRecord/${some}`, {}, root);
     expect([read.status, read.body.code]).toEqual([403, 1008]);
-    const readByClass = await t.rt
-      .call('ApprovalManager', 'readRecord', some, {}, { identity: DATA_SUBJECT, origin: 'class' })
-      .then(() => undefined, refusal);
-    expect(readByClass).toEqual([403, 1008]);
+    await expect(t.rt.call('ApprovalManager', 'readRecord', some, {}, asDataSubject())).rejects.toMatchObject({
+      status: 403,
+      code: 1008,
+    });
   });
 });

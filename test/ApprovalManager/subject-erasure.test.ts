@@ -11,12 +11,22 @@
  * company's records only; nobody but DataSubject may call it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Identity } from '../../runtime';
-import { ERASED, type SubjectData, type SubjectErasure, type SubjectType } from '../../classes/_platform/personal-data';
-import { classDirsWithout, seedProgram } from '../Member/support';
+import { ERASED, type SubjectErasure, type SubjectType } from '../../classes/_platform/personal-data';
+import { seedProgram } from '../Member/support';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
-
-const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'erasure-1' };
+import {
+  approveMemberCreation,
+  asClass,
+  asDataSubject,
+  backOfficeUser,
+  createMemberForApproval,
+  erasedBy,
+  expectDataSubjectOnly,
+  exportedBy,
+  exportedWhen,
+  holdsAny,
+  storedState,
+} from '../support/subject-data';
 
 /** the subject's values, each distinctive enough to be searched for anywhere */
 const NAME = 'Zephyrine';
@@ -33,38 +43,14 @@ let p: string;
 let maker: Record<string, string>;
 let reviewer: Record<string, string>;
 
-const bearer = (sub: string, roles: string[], name?: string) => ({
-  authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles, ...(name ? { name } : {}) })}`,
-});
+const eraseOf = (type: SubjectType, id: string, erasureId: string, tenant?: string) =>
+  erasedBy(t, 'ApprovalManager', { type, id }, erasureId, { tenant, subjectCompanyId: null });
 
-async function eraseOf(type: SubjectType, id: string, erasureId: string, tenant?: string): Promise<SubjectErasure> {
-  const identity: Identity = tenant ? { ...DATA_SUBJECT, tenant } : DATA_SUBJECT;
-  const body = { subject: { type, id }, subjectCompanyId: null, erasureId };
-  const r = await t.rt.call('ApprovalManager', 'eraseSubjectData', undefined, body, { identity, origin: 'class' });
-  return r.body as SubjectErasure;
-}
-
-async function exportOf(type: SubjectType, id: string): Promise<SubjectData> {
-  const r = await t.rt.call(
-    'ApprovalManager',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    { identity: DATA_SUBJECT, origin: 'class' },
-  );
-  return r.body as SubjectData;
-}
+const exportOf = (type: SubjectType, id: string) => exportedBy(t, 'ApprovalManager', { type, id });
 
 /** the record as its instance stores it */
-async function stored(approvalId: string): Promise<Record<string, any>> {
-  const s = await t.rt.store.read('ApprovalManager', approvalId);
-  return (JSON.parse(s!.stateJson) as { public: { approval: Record<string, any> } }).public.approval;
-}
-
-const holdsAny = (value: unknown, needles: readonly string[]) => {
-  const text = JSON.stringify(value);
-  return needles.filter((n) => text.includes(n));
-};
+const stored = async (approvalId: string): Promise<Record<string, any>> =>
+  (await storedState(t, 'ApprovalManager', approvalId)).public.approval;
 
 /** the blobs a stored record keeps out of line */
 async function blobsOf(record: Record<string, any>): Promise<string[]> {
@@ -72,17 +58,12 @@ async function blobsOf(record: Record<string, any>): Promise<string[]> {
   return Promise.all(names.map(async (n) => (await t.rt.ports.blobs.get(n))!.data.toString('utf8')));
 }
 
-async function createMember(body: Record<string, unknown>, headers = maker) {
-  const r = await t.post(`${p}/Member/createMember`, { memberType: 'mt-perm', ...body }, headers);
-  expect(r.status).toBe(200);
-  return { id: r.body.member.id as string, approvalId: r.body.pendingApprovalId as string };
-}
+const createMember = (body: Record<string, unknown>, headers = maker) => createMemberForApproval(t, body, headers);
 
 beforeAll(async () => {
   t = await startTestRuntime({
     env: {
-      // every class of the service but DataSubject (written apart; the caller is its identity)
-      CLASS_DIRS: classDirsWithout('DataSubject'),
+      CLASS_DIRS: 'classes',
       SCHEMA_DIRS: 'schemas',
     },
   });
@@ -91,8 +72,8 @@ beforeAll(async () => {
   await seedRoles(t, [
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
   ]);
-  maker = bearer('pm-maker', ['super'], MAKER_NAME);
-  reviewer = bearer('pm-reviewer', ['super', 'approver'], REVIEWER_NAME);
+  maker = backOfficeUser(t, 'pm-maker', ['super'], MAKER_NAME);
+  reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver'], REVIEWER_NAME);
 });
 afterAll(() => t.stop());
 
@@ -109,19 +90,7 @@ describe('a member', () => {
 
   beforeAll(async () => {
     subject = await createMember({ name: NAME, surname: SURNAME, staffId: STAFF_ID, company: { id: 'c-1' } });
-    const approved = await t.post(
-      `${p}/ApprovalManager/reviewApproval/${subject.approvalId}`,
-      { action: 'approve', note: NOTE },
-      reviewer,
-    );
-    expect(approved.status).toBe(200);
-    await waitFor(
-      async () => {
-        const r = await t.get(`${p}/Member/getMemberPersonal/${subject.id}`, maker);
-        return r.status === 200 && r.body.status !== 'pending_approval';
-      },
-      { what: 'member creation approved' },
-    );
+    await approveMemberCreation(t, subject, reviewer, maker, NOTE);
     // applied at once: an automatic record
     expect(
       (await t.post(`${p}/Member/updateMemberContact/${subject.id}`, { phone: '+971500004471' }, maker)).status,
@@ -151,25 +120,27 @@ describe('a member', () => {
         additionalData: { why: `asked by ${NAME}` },
         companyId: 'c-1',
       },
-      { identity: { type: 'class', classId: 'Member', instanceId: subject.id }, origin: 'class' },
+      asClass('Member'),
     );
     other = await createMember({ name: 'Bartholomew', surname: 'Otherwise', company: { id: 'c-2' } });
 
     const expected = [subject.approvalId, pendingId, largeId];
-    const found = await waitFor(
-      async () => {
-        const d = await exportOf('member', subject.id);
+    const found = await exportedWhen(
+      t,
+      'ApprovalManager',
+      { type: 'member', id: subject.id },
+      (d) => {
         const got = d.records.map((r) => r.instanceId);
         // the creation, reviewed; the contact change; the status change; the large one
-        return got.length >= 4 &&
+        return (
+          got.length >= 4 &&
           expected.every((id) => got.includes(id)) &&
           d.records.some((r) => r.instanceId === subject.approvalId && (r.data as any).approvalStatus === 'approved')
-          ? got
-          : undefined;
+        );
       },
-      { what: "the member's records in the listing" },
+      "the member's records",
     );
-    ids = found!;
+    ids = found.records.map((r) => r.instanceId);
     before = new Map(await Promise.all(ids.map(async (id) => [id, await stored(id)] as const)));
     otherBefore = await stored(other.approvalId);
     largeBlobsBefore = await blobsOf(before.get(largeId)!);
@@ -292,22 +263,15 @@ describe('a member', () => {
 describe('access', () => {
   test('only DataSubject may call it: a back-office user (even level 1) and another class are refused', async () => {
     const body = { subject: { type: 'member', id: 'nobody' }, erasureId: 'e' };
-    const byUser = await t.post(`${p}/ApprovalManager/eraseSubjectData`, body, bearer('pm-root', ['super']));
-    expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
-    const refusal = (err: { status: number; code: number }) => [err.status, err.code];
-    const byClass = await t.rt
-      .call('ApprovalManager', 'eraseSubjectData', undefined, body, {
-        identity: { type: 'class', classId: 'Member', instanceId: 'm' },
-        origin: 'class',
-      })
-      .then(() => undefined, refusal);
-    expect(byClass).toEqual([403, 1008]);
+    await expectDataSubjectOnly(t, 'ApprovalManager', 'eraseSubjectData', body, {
+      users: [backOfficeUser(t, 'pm-root', ['super'])],
+      classes: ['Member'],
+    });
     // a record's own write is ApprovalManager's
     const some = (await t.rt.documents.find('approvals', {}, { sort: { createdAt: -1, _id: -1 }, limit: 1 })).items[0];
-    const internal = await t.rt
-      .call('ApprovalManager', 'eraseRecord', String(some._id), body, { identity: DATA_SUBJECT, origin: 'class' })
-      .then(() => undefined, refusal);
-    expect(internal).toEqual([403, 1008]);
+    await expect(
+      t.rt.call('ApprovalManager', 'eraseRecord', String(some._id), body, asDataSubject()),
+    ).rejects.toMatchObject({ status: 403, code: 1008 });
     expect(await eraseOf('partner_user', 'nobody', 'e')).toEqual({ records: 0, files: 0 });
   });
 });

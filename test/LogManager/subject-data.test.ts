@@ -6,14 +6,20 @@
  * as DataSubject asks for them; a company-scoped call sees its company's
  * entries only; nobody but DataSubject may call it.
  */
-import type { Identity } from '../../runtime';
 import type { SubjectData, SubjectType } from '../../classes/_platform/personal-data';
 import { largeLogBlobName } from '../../classes/LogManager/log-entry';
 import { SUBJECT_PAGE_SIZE } from '../../classes/LogManager/subject-data-rules';
-import { classDirsWithout, seedProgram } from '../Member/support';
-import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
-
-const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'export-1' };
+import { seedProgram } from '../Member/support';
+import { seedRoles, startTestRuntime, type TestRuntime } from '../support/harness';
+import {
+  approveMemberCreation,
+  backOfficeUser,
+  createMemberForApproval,
+  expectDataSubjectOnly,
+  exportedBy,
+  exportedWhen,
+  subjectCall,
+} from '../support/subject-data';
 
 let t: TestRuntime;
 let p: string;
@@ -21,58 +27,27 @@ let maker: Record<string, string>;
 let reviewer: Record<string, string>;
 let busy: Record<string, string>;
 
-const bearer = (sub: string, roles: string[]) => ({
-  authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles })}`,
-});
+/** exportSubjectData as DataSubject calls it (`tenant` for a company user's export) */
+const exportOf = (type: SubjectType, id: string, tenant?: string) =>
+  exportedBy(t, 'LogManager', { type, id }, { tenant });
 
-/** exportSubjectData as DataSubject calls it (class identity; `tenant` for a company user's export) */
-async function exportOf(type: SubjectType, id: string, tenant?: string): Promise<SubjectData> {
-  const identity: Identity = tenant ? { ...DATA_SUBJECT, tenant } : DATA_SUBJECT;
-  const r = await t.rt.call(
-    'LogManager',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    {
-      identity,
-      origin: 'class',
-    },
-  );
-  return r.body as SubjectData;
-}
+/** the export once `until` holds of it (the listing is a projection: an entry arrives in it shortly after its change) */
+const exportWhen = (type: SubjectType, id: string, until: (d: SubjectData) => boolean, what: string, tenant?: string) =>
+  exportedWhen(t, 'LogManager', { type, id }, until, what, { tenant });
 
-/** the export once `check` finds what it waits for (the listing is a projection: an entry arrives in it shortly after its change) */
-async function exportWhen(check: () => Promise<SubjectData | undefined>, what: string): Promise<SubjectData> {
-  return (await waitFor(check, { what }))!;
-}
-
-/** the export once it holds `n` records (the listing is a projection: entries arrive in it shortly after their change) */
+/** the export once it holds `n` records */
 const exportWith = (type: SubjectType, id: string, n: number, tenant?: string) =>
-  exportWhen(
-    async () => {
-      const data = await exportOf(type, id, tenant);
-      return data.records.length >= n ? data : undefined;
-    },
-    `${n} audit entries about ${type} ${id}${tenant ? ` for ${tenant}` : ''}`,
-  );
+  exportWhen(type, id, (d) => d.records.length >= n, `${n} audit entries`, tenant);
 
 /** a member created in the back office by `headers` (it waits for an approver) */
-async function createMember(company: string, headers = maker) {
-  const r = await t.post(
-    `${p}/Member/createMember`,
-    { name: 'Kim', surname: 'Lee', company: { id: company }, memberType: 'mt-perm' },
-    headers,
-  );
-  expect(r.status).toBe(200);
-  return { id: r.body.member.id as string, approvalId: r.body.pendingApprovalId as string };
-}
+const createMember = (company: string, headers = maker) =>
+  createMemberForApproval(t, { name: 'Kim', surname: 'Lee', company: { id: company } }, headers);
 
 beforeAll(async () => {
   t = await startTestRuntime({
     env: {
-      // every class of the service but DataSubject (written apart; the caller is its identity), and Gizmo,
-      // whose changes carry values of any size
-      CLASS_DIRS: `${classDirsWithout('DataSubject')},test/LogManager/fixtures`,
+      // every class of the service, and Gizmo, whose changes carry values of any size
+      CLASS_DIRS: 'classes,test/LogManager/fixtures',
       SCHEMA_DIRS: 'schemas',
     },
   });
@@ -81,9 +56,9 @@ beforeAll(async () => {
   await seedRoles(t, [
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
   ]);
-  maker = bearer('pm-maker', ['super']);
-  reviewer = bearer('pm-reviewer', ['super', 'approver']);
-  busy = bearer('pm-busy', ['super']);
+  maker = backOfficeUser(t, 'pm-maker', ['super']);
+  reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver']);
+  busy = backOfficeUser(t, 'pm-busy', ['super']);
 });
 afterAll(() => t.stop());
 
@@ -92,34 +67,25 @@ describe('a member', () => {
 
   beforeAll(async () => {
     member = await createMember('c-1');
-    const approved = await t.post(
-      `${p}/ApprovalManager/reviewApproval/${member.approvalId}`,
-      { action: 'approve' },
-      reviewer,
-    );
-    expect(approved.status).toBe(200);
-    // the approval callback is queued: the member leaves pending_approval when it ran
-    await waitFor(
-      async () => {
-        const r = await t.get(`${p}/Member/getMemberPersonal/${member.id}`, maker);
-        return r.status === 200 && r.body.status !== 'pending_approval';
-      },
-      { what: 'member creation approved' },
-    );
+    await approveMemberCreation(t, member, reviewer, maker);
     const changed = await t.post(`${p}/Member/updateMemberContact/${member.id}`, { phone: '+971500000099' }, maker);
     expect(changed.status).toBe(200);
   });
 
   test("its record's entries, each as stored in its instance, as the listing names them", async () => {
-    const data = await exportWhen(async () => {
-      const d = await exportOf('member', member.id);
-      const entries = d.records.map((r) => r.data as Record<string, any>);
-      const byReviewer = entries.some((e) => e.actor.id === 'pm-reviewer');
-      const phone = entries.some(
-        (e) => e.actor.id === 'pm-maker' && e.fieldUpdates.some((u: any) => u.key === 'phone'),
-      );
-      return byReviewer && phone ? d : undefined;
-    }, "the member's creation, approval and change in its export");
+    const data = await exportWhen(
+      'member',
+      member.id,
+      (d) => {
+        const entries = d.records.map((r) => r.data as Record<string, any>);
+        const byReviewer = entries.some((e) => e.actor.id === 'pm-reviewer');
+        const phone = entries.some(
+          (e) => e.actor.id === 'pm-maker' && e.fieldUpdates.some((u: any) => u.key === 'phone'),
+        );
+        return byReviewer && phone;
+      },
+      "the member's creation, approval and change",
+    );
     // its creation (by the maker), the approved creation (by the reviewer), the change of its phone
     expect(data.records.length).toBeGreaterThanOrEqual(3);
     expect(data.files).toEqual([]);
@@ -173,10 +139,12 @@ describe('a back-office user', () => {
     const created = await t.post(`${p}/Gizmo/create/gz-large`, { label: 'big', notes: big }, busy);
     expect(created.status).toBe(200);
     const logId = created.body.logged.logId as string;
-    const data = await exportWhen(async () => {
-      const d = await exportOf('program_management_user', 'pm-busy');
-      return d.records.some((r) => r.instanceId === logId) ? d : undefined;
-    }, 'the large entry in the export');
+    const data = await exportWhen(
+      'program_management_user',
+      'pm-busy',
+      (d) => d.records.some((r) => r.instanceId === logId),
+      'the large entry',
+    );
     const entry = data.records.find((r) => r.instanceId === logId)!.data as Record<string, any>;
     expect(entry).toMatchObject({
       classId: 'Gizmo',
@@ -222,11 +190,15 @@ describe('a back-office user', () => {
         ids.push(r.body.logged.logId as string);
       }
     }
-    const data = await exportWhen(async () => {
-      const d = await exportOf('program_management_user', 'pm-busy');
-      const got = new Set(d.records.map((r) => r.instanceId));
-      return ids.every((id) => got.has(id)) ? d : undefined;
-    }, `${n} entries in the export`);
+    const data = await exportWhen(
+      'program_management_user',
+      'pm-busy',
+      (d) => {
+        const got = new Set(d.records.map((r) => r.instanceId));
+        return ids.every((id) => got.has(id));
+      },
+      `${n} entries`,
+    );
     const exported = data.records.map((r) => r.instanceId);
     expect(new Set(exported).size).toBe(exported.length);
     // the large entry of the test before, and these
@@ -238,11 +210,15 @@ describe('company scope and access', () => {
   test("a company user's export holds its company's entries only", async () => {
     const inC1 = await createMember('c-1', busy);
     const inC2 = await createMember('c-2', busy);
-    const all = await exportWhen(async () => {
-      const d = await exportOf('program_management_user', 'pm-busy');
-      const entities = new Set(d.records.map((r) => (r.data as Record<string, any>).entityId));
-      return entities.has(inC1.id) && entities.has(inC2.id) ? d : undefined;
-    }, 'both members in the unscoped export');
+    const all = await exportWhen(
+      'program_management_user',
+      'pm-busy',
+      (d) => {
+        const entities = new Set(d.records.map((r) => (r.data as Record<string, any>).entityId));
+        return entities.has(inC1.id) && entities.has(inC2.id);
+      },
+      'both members, unscoped',
+    );
     const companyOf = (d: SubjectData) => d.records.map((r) => (r.data as Record<string, any>).companyId ?? null);
     expect(new Set(companyOf(all))).toEqual(new Set(['c-1', 'c-2', null]));
 
@@ -266,34 +242,19 @@ describe('company scope and access', () => {
   });
 
   test('only DataSubject may call it: a back-office user (even level 1) and another class are refused', async () => {
-    const body = { subject: { type: 'member', id: 'nobody' } };
-    const byUser = await t.post(`${p}/LogManager/exportSubjectData`, body, bearer('pm-root', ['super']));
-    expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
-    const byClass = await t.rt
-      .call('LogManager', 'exportSubjectData', undefined, body, {
-        identity: { type: 'class', classId: 'Member', instanceId: 'm' },
-        origin: 'class',
-      })
-      .then(
-        () => undefined,
-        (err: { status: number; code: number }) => [err.status, err.code],
-      );
-    expect(byClass).toEqual([403, 1008]);
-    const bad = await t.rt
-      .call(
-        'LogManager',
-        'exportSubjectData',
-        undefined,
-        { subject: { type: 'company', id: 'c-1' } },
-        {
-          identity: DATA_SUBJECT,
-          origin: 'class',
-        },
-      )
-      .then(
-        () => undefined,
-        (err: { status: number; code: number }) => [err.status, err.code],
-      );
-    expect(bad).toEqual([400, 1002]);
+    await expectDataSubjectOnly(
+      t,
+      'LogManager',
+      'exportSubjectData',
+      { subject: { type: 'member', id: 'nobody' } },
+      {
+        users: [backOfficeUser(t, 'pm-root', ['super'])],
+        classes: ['Member'],
+      },
+    );
+    // a subject type no class keeps data of
+    await expect(
+      subjectCall(t, 'LogManager', 'exportSubjectData', { subject: { type: 'company', id: 'c-1' } }),
+    ).rejects.toMatchObject({ status: 400, code: 1002 });
   });
 });

@@ -9,14 +9,23 @@
  * erases nothing; another member's entries are untouched; a company-scoped
  * call reaches its company's entries only; nobody but DataSubject may call it.
  */
-import type { Identity } from '../../runtime';
-import { ERASED, type SubjectData, type SubjectErasure, type SubjectType } from '../../classes/_platform/personal-data';
+import { ERASED, type SubjectErasure, type SubjectType } from '../../classes/_platform/personal-data';
 import { ERASED_JSON } from '../../classes/LogManager/erasure-rules';
 import { largeLogBlobName } from '../../classes/LogManager/log-entry';
-import { classDirsWithout, IMAGES, seedProgram } from '../Member/support';
+import { IMAGES, seedProgram } from '../Member/support';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
-
-const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'erasure-1' };
+import {
+  approveMemberCreation,
+  asDataSubject,
+  backOfficeUser,
+  createMemberForApproval,
+  erasedBy,
+  expectDataSubjectOnly,
+  exportedBy,
+  exportedWhen,
+  holdsAny,
+  storedState,
+} from '../support/subject-data';
 
 /** the subject's values, each distinctive enough to be searched for anywhere */
 const NAME = 'Zephyrine';
@@ -35,71 +44,38 @@ let p: string;
 let maker: Record<string, string>;
 let reviewer: Record<string, string>;
 
-const bearer = (sub: string, roles: string[], name?: string) => ({
-  authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles, ...(name ? { name } : {}) })}`,
-});
+const eraseOf = (type: SubjectType, id: string, erasureId: string, tenant?: string) =>
+  erasedBy(t, 'LogManager', { type, id }, erasureId, { tenant, subjectCompanyId: null });
 
-const as = (tenant?: string): Identity => (tenant ? { ...DATA_SUBJECT, tenant } : DATA_SUBJECT);
-
-async function eraseOf(type: SubjectType, id: string, erasureId: string, tenant?: string): Promise<SubjectErasure> {
-  const body = { subject: { type, id }, subjectCompanyId: null, erasureId };
-  const r = await t.rt.call('LogManager', 'eraseSubjectData', undefined, body, {
-    identity: as(tenant),
-    origin: 'class',
-  });
-  return r.body as SubjectErasure;
-}
-
-async function exportOf(type: SubjectType, id: string): Promise<SubjectData> {
-  const r = await t.rt.call(
-    'LogManager',
-    'exportSubjectData',
-    undefined,
-    { subject: { type, id } },
-    { identity: DATA_SUBJECT, origin: 'class' },
-  );
-  return r.body as SubjectData;
-}
+const exportOf = (type: SubjectType, id: string) => exportedBy(t, 'LogManager', { type, id });
 
 /** the entry as its instance stores it */
-async function stored(logId: string): Promise<Record<string, any>> {
-  const s = await t.rt.store.read('LogManager', logId);
-  return (JSON.parse(s!.stateJson) as { private: { log: Record<string, any> } }).private.log;
-}
+const stored = async (logId: string): Promise<Record<string, any>> =>
+  (await storedState(t, 'LogManager', logId)).private.log;
 
 /** the entry's document in the `logs` listing */
 async function listed(logId: string): Promise<Record<string, any> | null> {
   return (await t.rt.documents.get('logs', logId)) as Record<string, any> | null;
 }
 
-const holdsAny = (value: unknown, needles: readonly string[]) => {
-  const text = JSON.stringify(value);
-  return needles.filter((n) => text.includes(n));
-};
-
 /** the ids of the member's entries (its record's, its documents'), once the listing holds `n` */
 async function entriesOf(memberId: string, n: number): Promise<string[]> {
-  const found = await waitFor(
-    async () => {
-      const ids = (await exportOf('member', memberId)).records.map((r) => r.instanceId);
-      return ids.length >= n ? ids : undefined;
-    },
-    { what: `${n} entries about member ${memberId}` },
+  const found = await exportedWhen(
+    t,
+    'LogManager',
+    { type: 'member', id: memberId },
+    (d) => d.records.length >= n,
+    `${n} entries`,
   );
-  return found!;
+  return found.records.map((r) => r.instanceId);
 }
 
-async function createMember(body: Record<string, unknown>, headers = maker) {
-  const r = await t.post(`${p}/Member/createMember`, { memberType: 'mt-perm', ...body }, headers);
-  expect(r.status).toBe(200);
-  return { id: r.body.member.id as string, approvalId: r.body.pendingApprovalId as string };
-}
+const createMember = (body: Record<string, unknown>, headers = maker) => createMemberForApproval(t, body, headers);
 
 beforeAll(async () => {
   t = await startTestRuntime({
     env: {
-      // every class of the service but DataSubject (written apart; the caller is its identity)
-      CLASS_DIRS: classDirsWithout('DataSubject'),
+      CLASS_DIRS: 'classes',
       SCHEMA_DIRS: 'schemas',
     },
   });
@@ -108,8 +84,8 @@ beforeAll(async () => {
   await seedRoles(t, [
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
   ]);
-  maker = bearer('pm-maker', ['super'], MAKER_NAME);
-  reviewer = bearer('pm-reviewer', ['super', 'approver'], REVIEWER_NAME);
+  maker = backOfficeUser(t, 'pm-maker', ['super'], MAKER_NAME);
+  reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver'], REVIEWER_NAME);
 });
 afterAll(() => t.stop());
 
@@ -132,19 +108,7 @@ describe('a member', () => {
       note: NOTE,
       company: { id: 'c-1' },
     });
-    const approved = await t.post(
-      `${p}/ApprovalManager/reviewApproval/${subject.approvalId}`,
-      { action: 'approve' },
-      reviewer,
-    );
-    expect(approved.status).toBe(200);
-    await waitFor(
-      async () => {
-        const r = await t.get(`${p}/Member/getMemberPersonal/${subject.id}`, maker);
-        return r.status === 200 && r.body.status !== 'pending_approval';
-      },
-      { what: 'member creation approved' },
-    );
+    await approveMemberCreation(t, subject, reviewer, maker);
     expect(
       (await t.post(`${p}/Member/updateMemberContact/${subject.id}`, { phone: '+971500004471' }, maker)).status,
     ).toBe(200);
@@ -332,22 +296,16 @@ describe('a member', () => {
 describe('access', () => {
   test('only DataSubject may call it: a back-office user (even level 1) and another class are refused', async () => {
     const body = { subject: { type: 'member', id: 'nobody' }, erasureId: 'e' };
-    const byUser = await t.post(`${p}/LogManager/eraseSubjectData`, body, bearer('pm-root', ['super']));
-    expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
-    const refusal = (err: { status: number; code: number }) => [err.status, err.code];
-    const byClass = await t.rt
-      .call('LogManager', 'eraseSubjectData', undefined, body, {
-        identity: { type: 'class', classId: 'Member', instanceId: 'm' },
-        origin: 'class',
-      })
-      .then(() => undefined, refusal);
-    expect(byClass).toEqual([403, 1008]);
+    await expectDataSubjectOnly(t, 'LogManager', 'eraseSubjectData', body, {
+      users: [backOfficeUser(t, 'pm-root', ['super'])],
+      classes: ['Member'],
+    });
     // the entries' own write is LogManager's
     const some = (await t.rt.documents.find('logs', {}, { sort: { timeStamp: -1, id: 1 }, limit: 1 })).items[0];
-    const internal = await t.rt
-      .call('LogManager', 'eraseEntry', String(some._id), body, { identity: DATA_SUBJECT, origin: 'class' })
-      .then(() => undefined, refusal);
-    expect(internal).toEqual([403, 1008]);
+    await expect(t.rt.call('LogManager', 'eraseEntry', String(some._id), body, asDataSubject())).rejects.toMatchObject({
+      status: 403,
+      code: 1008,
+    });
     // a subject with nothing: zeros
     expect(await eraseOf('partner_user', 'nobody', 'e')).toEqual({ records: 0, files: 0 });
   });
