@@ -6,18 +6,21 @@
  * company scope. The files are stored as Member stores them: by a class,
  * naming the member's company.
  */
-import type { SubjectData } from '../../classes/_platform/personal-data';
-import { answerValidator } from '../../runtime/actor/answers';
 import { waitFor } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import { sample } from './samples';
 import { startFileRuntime, type FileTestRuntime } from './support';
 
 let t: FileTestRuntime;
-const asClass = (classId: string, tenant?: string) => ({
-  identity: { type: 'class' as const, classId, instanceId: 'x', ...(tenant ? { tenant } : {}) },
-  origin: 'class' as const,
-});
-const asDataSubject = (tenant?: string) => asClass('DataSubject', tenant);
 
 const memberId = `m${Date.now().toString(36)}`;
 const png = sample('png', 1500);
@@ -39,11 +42,8 @@ async function store(instanceId: string, content: Buffer, mimeType: string, comp
   return (r.body as { file: { id: string; filename: string } }).file;
 }
 
-async function exportOf(subject: { type: string; id: string }, call = asDataSubject()): Promise<SubjectData> {
-  const r = await t.rt.call('FileManager', 'exportSubjectData', undefined, { subject }, call);
-  expect(r.status).toBe(200);
-  return r.body as SubjectData;
-}
+const exportOf = (subject: { type: string; id: string }, tenant?: string) =>
+  exportedBy(t, 'FileManager', subject, { tenant });
 
 beforeAll(async () => {
   t = await startFileRuntime();
@@ -66,8 +66,7 @@ afterAll(() => t.stop());
 describe("a member's files", () => {
   test('every file metadata as stored (the deleted one too), and the content still held, as uploaded', async () => {
     const data = await exportOf({ type: 'member', id: memberId });
-    const stored = (await t.rt.store.read('FileManager', `member_${memberId}`))!;
-    const files = (JSON.parse(stored.stateJson) as { private: { files: unknown[] } }).private.files;
+    const files = (await storedState(t, 'FileManager', `member_${memberId}`)).private.files as unknown[];
     expect(data.records).toEqual(
       files.map((f) => ({
         store: 'files',
@@ -94,17 +93,11 @@ describe("a member's files", () => {
   });
 
   test('the answers are what their answer schemas say: the method and the READ behind it', async () => {
-    const methods = t.rt.registry.get('FileManager')!.methodsByName;
+    // exportOf checks the method's answer
     const exported = await exportOf({ type: 'member', id: memberId });
     const read = (await t.rt.call('FileManager', 'subjectFilesOf', `member_${memberId}`, {})).body;
     expect(read).toEqual(exported);
-    for (const [method, body] of [
-      ['exportSubjectData', exported],
-      ['subjectFilesOf', read],
-    ] as const) {
-      const check = answerValidator('FileManager', methods.get(method)!.answer!);
-      expect([method, check(body) ? [] : check.errors]).toEqual([method, []]);
-    }
+    expectValidAnswer(t, 'FileManager', 'subjectFilesOf', read);
   });
 
   test('nothing stored for the member, an id no instance can have, another subject type: empty lists', async () => {
@@ -116,16 +109,10 @@ describe("a member's files", () => {
 });
 
 describe('who may ask', () => {
-  const body = { subject: { type: 'member', id: memberId } };
+  const body = exportBody({ type: 'member', id: memberId });
 
   test('DataSubject only: not a back-office super user over HTTP, not another class', async () => {
-    const r = await t.post(t.path('exportSubjectData'), body, t.pm);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
-    const anonymous = await t.post(t.path('exportSubjectData'), body);
-    expect([anonymous.status, anonymous.body.code]).toEqual([401, 1007]);
-    await expect(
-      t.rt.call('FileManager', 'exportSubjectData', undefined, body, asClass('Member')),
-    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    await expectDataSubjectOnly(t, 'FileManager', 'exportSubjectData', body, { users: [t.pm], classes: ['Member'] });
     // the instance read behind it is FileManager's own
     await expect(
       t.rt.call('FileManager', 'subjectFilesOf', `member_${memberId}`, {}, asDataSubject()),
@@ -133,10 +120,11 @@ describe('who may ask', () => {
   });
 
   test("a company user's export: its company's member's files; another company's are refused (403 1023)", async () => {
-    const own = await exportOf(body.subject, asDataSubject('c-1'));
+    const own = await exportOf({ type: 'member', id: memberId }, 'c-1');
     expect(own.files.map((f) => f.name)).toEqual([photo.filename]);
-    await expect(
-      t.rt.call('FileManager', 'exportSubjectData', undefined, body, asDataSubject('c-2')),
-    ).rejects.toMatchObject({ status: 403, code: 1023 });
+    await expect(subjectCall(t, 'FileManager', 'exportSubjectData', body, 'c-2')).rejects.toMatchObject({
+      status: 403,
+      code: 1023,
+    });
   });
 });

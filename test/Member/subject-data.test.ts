@@ -7,30 +7,21 @@
  * here too, where a real member stored them.
  *
  * The tests call as DataSubject's identity; DataSubject itself is tested in
- * test/DataSubject, and is left out of this runtime so that these tests do not
- * depend on it.
+ * test/DataSubject.
  */
 import type { SubjectData, SubjectRecord } from '../../classes/_platform/personal-data';
-import { answerValidator } from '../../runtime/actor/answers';
 import { waitFor, type TestRuntime } from '../support/harness';
-import { activeMember, bearer, startSignInRuntime, type SignInEnv } from './sign-in-support';
 import {
-  API_KEY,
-  classDirsWithout,
-  createMember,
-  dependantRecord,
-  employeeRecord,
-  IMAGES,
-  memberState,
-  uniq,
-} from './support';
-
-const DATA_SUBJECT = { type: 'class' as const, classId: 'DataSubject', instanceId: 'export-1' };
-/** DataSubject's call, as an internal user's export (no tenant) or a company user's (`tenant`) */
-const asDataSubject = (tenant?: string) => ({
-  identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) },
-  origin: 'class' as const,
-});
+  asClass,
+  asDataSubject,
+  exportBody,
+  expectDataSubjectOnly,
+  expectValidAnswer,
+  exportedBy,
+  subjectCall,
+} from '../support/subject-data';
+import { activeMember, bearer, startSignInRuntime, type SignInEnv } from './sign-in-support';
+import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberState, uniq } from './support';
 const PDF = Buffer.from('%PDF-1.4\n%subject data export\n').toString('base64');
 
 let env: SignInEnv;
@@ -40,22 +31,15 @@ let staffId: string;
 let dependantId: string;
 let bystanderStaffId: string;
 
-async function exportOf(
-  classId: string,
-  subject: { type: string; id: string },
-  call = asDataSubject(),
-): Promise<SubjectData> {
-  const r = await t.rt.call(classId, 'exportSubjectData', undefined, { subject }, call);
-  expect(r.status).toBe(200);
-  return r.body as SubjectData;
-}
+/** `classId`'s export as an internal user's request (no tenant) or a company user's (`tenant`) */
+const exportOf = (classId: string, subject: { type: string; id: string }, tenant?: string) =>
+  exportedBy(t, classId, subject, { tenant });
 
 const ofKind = (data: SubjectData, kind: string): SubjectRecord[] => data.records.filter((r) => r.kind === kind);
 const ledgerOf = (data: SubjectData) => ofKind(data, 'hrLedgerEntry').map((r) => r.data as Record<string, any>);
 
 beforeAll(async () => {
   env = await startSignInRuntime({
-    CLASS_DIRS: classDirsWithout('DataSubject'),
     // a company takes one deactivation from HR an hour: the member's own, after a bystander's, is held
     HR_QUARANTINE_COUNT: '1',
     HR_QUARANTINE_PERCENT: '0',
@@ -195,22 +179,16 @@ describe('what Member exports about a member', () => {
   });
 
   test('the answers are what their answer schemas say: the method and the READ behind it', async () => {
-    const methods = t.rt.registry.get('Member')!.methodsByName;
-    const exported = await exportOf('Member', { type: 'member', id: member.id });
+    // exportOf checks the method's answer
+    await exportOf('Member', { type: 'member', id: member.id });
     const read = (await t.rt.call('Member', 'subjectRecordsOf', member.id, {})).body;
-    for (const [method, body] of [
-      ['exportSubjectData', exported],
-      ['subjectRecordsOf', read],
-    ] as const) {
-      const check = answerValidator('Member', methods.get(method)!.answer!);
-      expect([method, check(body) ? [] : check.errors]).toEqual([method, []]);
-    }
+    expectValidAnswer(t, 'Member', 'subjectRecordsOf', read);
   });
 
   test('no such member: 404 5000; a lookup instead of an id is no member id either', async () => {
     for (const id of ['no-such-member', `staffId!${staffId}`, 'bad id/with slash']) {
       await expect(
-        t.rt.call('Member', 'exportSubjectData', undefined, { subject: { type: 'member', id } }, asDataSubject()),
+        subjectCall(t, 'Member', 'exportSubjectData', exportBody({ type: 'member', id })),
       ).rejects.toMatchObject({ status: 404, code: 5000 });
     }
   });
@@ -224,24 +202,20 @@ describe('what Member exports about a member', () => {
 });
 
 describe('who may ask', () => {
-  const body = () => ({ subject: { type: 'member', id: member.id } });
+  const body = () => exportBody({ type: 'member', id: member.id });
 
   test('over HTTP nobody: a back-office super user, the member itself, an anonymous caller', async () => {
     for (const classId of ['Member', 'FileManager']) {
-      const path = `/${t.projectId}/CALL/${classId}/exportSubjectData`;
-      const pm = await t.post(path, body(), env.pm);
-      expect([pm.status, pm.body.code]).toEqual([403, 1008]);
-      const self = await t.post(path, body(), bearer(t.token('enduser', member.id)));
-      expect(self.status).toBe(403);
-      const anonymous = await t.post(path, body());
-      expect([anonymous.status, anonymous.body.code]).toEqual([401, 1007]);
+      await expectDataSubjectOnly(t, classId, 'exportSubjectData', body(), {
+        users: [env.pm, bearer(t.token('enduser', member.id))],
+        classes: [],
+      });
     }
   });
 
   test('another class is refused; DataSubject may not call the instance reads behind the method', async () => {
-    const tier = { identity: { type: 'class' as const, classId: 'Tier', instanceId: 'x' }, origin: 'class' as const };
     for (const classId of ['Member', 'FileManager']) {
-      await expect(t.rt.call(classId, 'exportSubjectData', undefined, body(), tier)).rejects.toMatchObject({
+      await expect(t.rt.call(classId, 'exportSubjectData', undefined, body(), asClass('Tier'))).rejects.toMatchObject({
         status: 403,
         code: 1008,
       });
@@ -257,17 +231,18 @@ describe('who may ask', () => {
 
   test("a company user's export: another company's member is refused, its own company's has no HR ledger", async () => {
     for (const classId of ['Member', 'FileManager']) {
-      await expect(
-        t.rt.call(classId, 'exportSubjectData', undefined, body(), asDataSubject('c-2')),
-      ).rejects.toMatchObject({ status: 403, code: 1023 });
+      await expect(subjectCall(t, classId, 'exportSubjectData', body(), 'c-2')).rejects.toMatchObject({
+        status: 403,
+        code: 1023,
+      });
     }
-    const own = await exportOf('Member', { type: 'member', id: member.id }, asDataSubject('c-1'));
+    const own = await exportOf('Member', { type: 'member', id: member.id }, 'c-1');
     expect(ofKind(own, 'member')).toHaveLength(1);
     expect(ofKind(own, 'heldHrPush')).toHaveLength(1);
     expect(ofKind(own, 'members')).toHaveLength(1);
     // the ledger spans every company and is not kept per company: a company-bound reader gets none of it
     expect(ledgerOf(own)).toEqual([]);
-    const files = await exportOf('FileManager', { type: 'member', id: member.id }, asDataSubject('c-1'));
+    const files = await exportOf('FileManager', { type: 'member', id: member.id }, 'c-1');
     expect(files.files).toHaveLength(2);
   });
 });

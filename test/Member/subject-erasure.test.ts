@@ -13,39 +13,33 @@
  * registerFromHr and createMember refuse, 4.2 answers 404 10073; with
  * `allow` (the same data, the service restarted) each creates a fresh member.
  *
- * DataSubject is left out of the runtime (the tests call as its identity):
- * its own erasure is tested in test/DataSubject.
+ * The tests call as DataSubject's identity: its own erasure is tested in
+ * test/DataSubject.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ERASED } from '../../classes/_platform/personal-data';
 import { markerKeyFrom, markerName, MARKER_VALUE } from '../../classes/Member/erasure-rules';
 import { registrationOtpInstance } from '../../classes/Member/use-cases/self-registration';
-import { answerValidator } from '../../runtime/actor/answers';
 import { projectRoot } from '../../runtime/config';
 import { startTestRuntime, TEST_JWT_SECRET, waitFor, type TestRuntime } from '../support/harness';
+import {
+  asClass,
+  asDataSubject,
+  eraseBody,
+  erasedBy,
+  expectDataSubjectOnly,
+  exportedBy,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import { FakeHr, hrEmployee } from './fake-hr';
 import { activeMember, bearer, signIn, startSignInRuntime, type SignInEnv } from './sign-in-support';
-import {
-  API_KEY,
-  classDirsWithout,
-  createMember,
-  dependantRecord,
-  employeeRecord,
-  IMAGES,
-  memberState,
-  uniq,
-} from './support';
+import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberState, uniq } from './support';
 
 const ERASURE_ID = 'erasure-1';
-const DATA_SUBJECT = { type: 'class' as const, classId: 'DataSubject', instanceId: ERASURE_ID };
-const asDataSubject = (tenant?: string) => ({
-  identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) },
-  origin: 'class' as const,
-});
 const PDF = Buffer.from('%PDF-1.4\n%erasure test\n').toString('base64');
 const KEY = markerKeyFrom({ JWT_SECRET: TEST_JWT_SECRET });
-const CLASS_DIRS = classDirsWithout('DataSubject');
 
 /** the person's distinctive values, as HR sends them */
 const PERSON = {
@@ -90,17 +84,9 @@ const hrEnv = () => ({
   HR_RETRY_BASE_MS: '10',
 });
 
-async function erase(classId: string, id: string, call = asDataSubject()) {
-  const r = await t.rt.call(
-    classId,
-    'eraseSubjectData',
-    undefined,
-    { subject: { type: 'member', id }, subjectCompanyId: 'c-1', erasureId: ERASURE_ID },
-    call,
-  );
-  expect(r.status).toBe(200);
-  return r.body as { records: number; files: number };
-}
+/** `classId`'s erasure of the member `id`, as DataSubject asks it after Member answered the member of c-1 */
+const erase = (classId: string, id: string) =>
+  erasedBy(t, classId, { type: 'member', id }, ERASURE_ID, { subjectCompanyId: 'c-1' });
 
 /** every string a distinctive value of the person or its dependants could leave */
 function personalValues(): string[] {
@@ -127,16 +113,11 @@ function expectNoneOf(text: string, values = personalValues()) {
   for (const v of values) expect([v, text.includes(v)]).toEqual([v, false]);
 }
 
-const stored = async (id: string) => {
-  const s = await t.rt.store.read('Member', id);
-  if (!s) throw new Error(`no member ${id}`);
-  return s;
-};
+const stored = (id: string) => storedState(t, 'Member', id);
 
 beforeAll(async () => {
   hr = await new FakeHr().start();
   env = await startSignInRuntime({
-    CLASS_DIRS,
     ...hrEnv(),
     // a company takes one deactivation from HR an hour: the member's own, after a bystander's, is held
     HR_QUARANTINE_COUNT: '1',
@@ -186,7 +167,7 @@ beforeAll(async () => {
     );
   expect((await terminate(bystander.staffId as string)).status).toBe(200);
   expect((await terminate(staffId, { ...PERSON, leavingReason: 'moved to Quince Lane' })).status).toBe(202);
-  bystanderBefore = (await stored(bystander.id as string)).stateJson;
+  bystanderBefore = (await stored(bystander.id as string)).json;
 
   // a self-registration code mailed to the person's email, which Otp keeps under a digest of it
   const code = await t.rt.call('Otp', 'issueOtp', registrationOtpInstance(PERSON.email), {
@@ -213,23 +194,20 @@ afterAll(async () => {
 });
 
 describe('who may erase', () => {
-  const body = () => ({ subject: { type: 'member', id: member.id }, erasureId: ERASURE_ID });
+  const body = () => eraseBody({ type: 'member', id: member.id }, ERASURE_ID);
 
   test('over HTTP nobody: a back-office super user, the member itself, an anonymous caller', async () => {
     for (const classId of ['Member', 'FileManager']) {
-      const p = `/${t.projectId}/CALL/${classId}/eraseSubjectData`;
-      const pm = await t.post(p, body(), env.pm);
-      expect([pm.status, pm.body.code]).toEqual([403, 1008]);
-      expect((await t.post(p, body(), bearer(session.accessToken))).status).toBe(403);
-      const anonymous = await t.post(p, body());
-      expect([anonymous.status, anonymous.body.code]).toEqual([401, 1007]);
+      await expectDataSubjectOnly(t, classId, 'eraseSubjectData', body(), {
+        users: [env.pm, bearer(session.accessToken)],
+        classes: [],
+      });
     }
   });
 
   test('another class is refused; DataSubject may not call the writes behind the method', async () => {
-    const tier = { identity: { type: 'class' as const, classId: 'Tier', instanceId: 'x' }, origin: 'class' as const };
     for (const classId of ['Member', 'FileManager']) {
-      await expect(t.rt.call(classId, 'eraseSubjectData', undefined, body(), tier)).rejects.toMatchObject({
+      await expect(t.rt.call(classId, 'eraseSubjectData', undefined, body(), asClass('Tier'))).rejects.toMatchObject({
         status: 403,
         code: 1008,
       });
@@ -245,9 +223,10 @@ describe('who may erase', () => {
   test("a company user's erasure of another company's member is refused before anything is erased", async () => {
     const version = (await stored(member.id)).version;
     for (const classId of ['Member', 'FileManager']) {
-      await expect(
-        t.rt.call(classId, 'eraseSubjectData', undefined, body(), asDataSubject('c-2')),
-      ).rejects.toMatchObject({ status: 403, code: 1023 });
+      await expect(subjectCall(t, classId, 'eraseSubjectData', body(), 'c-2')).rejects.toMatchObject({
+        status: 403,
+        code: 1023,
+      });
     }
     expect((await stored(member.id)).version).toBe(version);
     for (const f of files) expect(await t.rt.ports.blobs.get(f)).not.toBeNull();
@@ -256,14 +235,7 @@ describe('who may erase', () => {
   test('another subject type, an unknown member, a lookup instead of an id: nothing to erase, zeros', async () => {
     for (const type of ['program_management_user', 'partner_user']) {
       for (const classId of ['Member', 'FileManager']) {
-        const r = await t.rt.call(
-          classId,
-          'eraseSubjectData',
-          undefined,
-          { subject: { type, id: member.id }, erasureId: ERASURE_ID },
-          asDataSubject(),
-        );
-        expect(r.body).toEqual({ records: 0, files: 0 });
+        expect(await erasedBy(t, classId, { type, id: member.id }, ERASURE_ID)).toEqual({ records: 0, files: 0 });
       }
     }
     for (const id of ['no-such-member', `staffId!${staffId}`]) {
@@ -280,8 +252,8 @@ describe('a dependant erased while its primary member is not', () => {
     // the dependant's own record (2: state and listing) and its link on the primary member (1)
     expect(await erase('Member', spouseId)).toEqual({ records: 3, files: 0 });
     const dep = await stored(spouseId);
-    expectNoneOf(dep.stateJson + JSON.stringify(dep.lookups), [SPOUSE.name, SPOUSE.email, SPOUSE.phone]);
-    expect(JSON.parse(dep.stateJson).private.profile).toMatchObject({
+    expectNoneOf(dep.json + JSON.stringify(dep.lookups), [SPOUSE.name, SPOUSE.email, SPOUSE.phone]);
+    expect(dep.private.profile).toMatchObject({
       id: spouseId,
       primaryMemberId: member.id,
       name: ERASED,
@@ -338,8 +310,8 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
 
   test('its values are nowhere in its stored state or lookup keys: a tombstone of ids, company, types and dates', async () => {
     const s = await stored(member.id);
-    expectNoneOf(s.stateJson + JSON.stringify(s.lookups));
-    const state = JSON.parse(s.stateJson).private;
+    expectNoneOf(s.json + JSON.stringify(s.lookups));
+    const state = s.private;
     // what the record keeps besides its profile: ids and dates of its approvals and membership tasks
     const kept = ['profile', 'erasure', 'lastApprovalId', 'settledMembershipApprovals', 'membershipTasks'];
     expect(Object.keys(state).filter((k) => !kept.includes(k))).toEqual([]);
@@ -422,15 +394,15 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
 
   test('its files are gone from the blob store and from FileManager', async () => {
     for (const f of files) expect(await t.rt.ports.blobs.get(f)).toBeNull();
-    const fm = await t.rt.store.read('FileManager', `member_${member.id}`);
-    expect(JSON.parse(fm!.stateJson).private.files).toEqual([]);
-    expectNoneOf(fm!.stateJson);
+    const fm = await storedState(t, 'FileManager', `member_${member.id}`);
+    expect(fm.private.files).toEqual([]);
+    expectNoneOf(fm.json);
   });
 
   test('its self-registration codes are gone from Otp', async () => {
-    const otp = await t.rt.store.read('Otp', registrationOtpInstance(PERSON.email));
-    expect(JSON.parse(otp!.stateJson).private.records).toEqual([]);
-    expectNoneOf(otp!.stateJson);
+    const otp = await storedState(t, 'Otp', registrationOtpInstance(PERSON.email));
+    expect(otp.private.records).toEqual([]);
+    expectNoneOf(otp.json);
   });
 
   test('its sessions end: the refresh token and the access token are refused', async () => {
@@ -446,16 +418,10 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
     const personal = await t.get(`${env.p}/getMemberPersonal/${member.id}`, env.pm);
     expect(personal.status).toBe(200);
     expectNoneOf(JSON.stringify(personal.body));
-    const exported = await t.rt.call(
-      'Member',
-      'exportSubjectData',
-      undefined,
-      { subject: { type: 'member', id: member.id } },
-      asDataSubject(),
-    );
-    expectNoneOf(JSON.stringify(exported.body));
+    const exported = await exportedBy(t, 'Member', { type: 'member', id: member.id });
+    expectNoneOf(JSON.stringify(exported));
     // no trace value: an erased name is nobody's, and forgetting it would remove every mention of an erasure
-    expect((exported.body as { values: string[] }).values).toEqual([]);
+    expect(exported.values).toEqual([]);
   });
 
   /** the writes whose own refusal of this id comes first, as for any member's */
@@ -520,10 +486,9 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
       expect(r.body).toEqual({ skipped: 'erased' });
     }
     const after = await stored(member.id);
-    expect([after.version, after.stateJson, after.lookups]).toEqual([before.version, before.stateJson, before.lookups]);
+    expect([after.version, after.json, after.lookups]).toEqual([before.version, before.json, before.lookups]);
     // nothing reached the member's files either
-    const fm = await t.rt.store.read('FileManager', `member_${member.id}`);
-    expect(JSON.parse(fm!.stateJson).private.files).toEqual([]);
+    expect((await storedState(t, 'FileManager', `member_${member.id}`)).private.files).toEqual([]);
   });
 
   test('a second call finds nothing left: zeros', async () => {
@@ -532,14 +497,12 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
   });
 
   test('the answers are what the answer schema says', async () => {
-    const methods = t.rt.registry.get('Member')!.methodsByName;
-    const check = answerValidator('Member', methods.get('eraseSubjectData')!.answer!);
-    const answer = await erase('Member', member.id);
-    expect(check(answer) ? [] : check.errors).toEqual([]);
+    // erase checks every answer against the method's answer schema: here the zeros of a call finding nothing
+    expect(await erase('Member', member.id)).toEqual({ records: 0, files: 0 });
   });
 
   test('other members are untouched', async () => {
-    expect((await stored(bystander.id as string)).stateJson).toBe(bystanderBefore);
+    expect((await stored(bystander.id as string)).json).toBe(bystanderBefore);
     expect(await t.rt.store.resolveLookup('Member', 'staffId', bystander.staffId as string)).toBe(bystander.id);
   });
 
@@ -547,8 +510,8 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
     // its own state and listing, and its link's status on the erased primary member
     expect(await erase('Member', childId)).toEqual({ records: 3, files: 0 });
     const dep = await stored(childId);
-    expectNoneOf(dep.stateJson, [CHILD.name, CHILD.phone]);
-    expect(JSON.parse(dep.stateJson).private.profile).toMatchObject({ relation: null, surname: ERASED });
+    expectNoneOf(dep.json, [CHILD.name, CHILD.phone]);
+    expect(dep.private.profile).toMatchObject({ relation: null, surname: ERASED });
     const primary = (await memberState(t, member.id)).state.private.profile;
     expect(primary.familyMembers.find((f: { id: string }) => f.id === childId)).toMatchObject({
       name: ERASED,
@@ -584,7 +547,7 @@ describe('the person pushed again, ERASED_MEMBERS_RETURN=refuse (the default)', 
       expect(r.body).toEqual({ success: false, error: { code: 10077, message: expect.stringContaining('erased') } });
     }
     // the tombstone is as it was
-    expect(JSON.parse((await stored(spouseId)).stateJson).private.erasure).toMatchObject({ erasureId: ERASURE_ID });
+    expect((await stored(spouseId)).private.erasure).toMatchObject({ erasureId: ERASURE_ID });
   });
 
   test('registerFromHr (and its dry run) of the erased employee: 409 5049, nothing created', async () => {
@@ -626,7 +589,13 @@ describe('ERASED_MEMBERS_RETURN=allow: the same data, the service restarted', ()
     await t.stop();
     t = await startTestRuntime({
       projectId: t.projectId,
-      env: { CLASS_DIRS, SCHEMA_DIRS: 'schemas', SMTP_URL: env.sink.url, ...hrEnv(), ERASED_MEMBERS_RETURN: 'allow' },
+      env: {
+        CLASS_DIRS: 'classes',
+        SCHEMA_DIRS: 'schemas',
+        SMTP_URL: env.sink.url,
+        ...hrEnv(),
+        ERASED_MEMBERS_RETURN: 'allow',
+      },
     });
     env = { ...env, t };
   }, 60_000);
@@ -640,7 +609,7 @@ describe('ERASED_MEMBERS_RETURN=allow: the same data, the service restarted', ()
     );
     expect([r.status, r.body.body?.dependantId]).toEqual([201, spouseId]);
     const s = await stored(spouseId);
-    const state = JSON.parse(s.stateJson).private;
+    const state = s.private;
     expect(state.erasure).toBeUndefined();
     expect(state.profile).toMatchObject({ name: 'Renata', surname: 'Fresh', primaryMemberId: primary.id });
     // the tombstone's markers went with it
@@ -654,7 +623,7 @@ describe('ERASED_MEMBERS_RETURN=allow: the same data, the service restarted', ()
     expect(r.body.member).toMatchObject({ staffId, email: PERSON.email, name: PERSON.name });
     expect(await t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(r.body.member.id);
     // the old member is still the tombstone
-    expect(JSON.parse((await stored(member.id)).stateJson).private.profile.name).toBe(ERASED);
+    expect((await stored(member.id)).private.profile.name).toBe(ERASED);
   });
 
   test('createMember with an erased staff id creates the member', async () => {
