@@ -1,4 +1,6 @@
 import type { ActorType } from './actor';
+import { isAbsentRecord } from './calls';
+import { listedDocument } from './paging';
 import { setEntry } from './records';
 
 /**
@@ -203,4 +205,85 @@ export function eraseStringLeaves(value: unknown, match: (s: string) => boolean 
     }
   }
   return root;
+}
+
+// ------------------------------------------------------- the subject's own class
+
+/** an instance id as the runtime takes one: anything else (a lookup `name!value`) would not name it by its id */
+const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
+
+/**
+ * The id of the subject's own instance in the class that keeps subjects of `type` (subjectOwnerClass: a user's
+ * id in its user class); undefined for another type of subject, or for an id that is no instance id (a lookup
+ * such as `email!...` would reach a record by another key than the id DataSubject was given).
+ */
+export function ownSubjectInstanceId(subject: Subject, type: SubjectType): string | undefined {
+  return subject.type === type && INSTANCE_ID.test(subject.id) ? subject.id : undefined;
+}
+
+/**
+ * What the subject's own class gets from its own instance of the subject (`reach`: its READ or INTERNAL write
+ * of it), with `notFound` (the class's own error) thrown instead where that instance or its record does not
+ * exist, so that DataSubject learns of no subject rather than of a failed call.
+ */
+export async function ownSubjectRecord<T>(reach: Promise<T>, notFound: () => Error): Promise<T> {
+  try {
+    return await reach;
+  } catch (err) {
+    if (isAbsentRecord(err)) throw notFound();
+    throw err;
+  }
+}
+
+/**
+ * The personal values by which traces of a subject outside the classes' records are found (SubjectData
+ * `values`), each once: blank ones and ERASED left out, since ERASED is no one's value and would find every
+ * erased person's traces.
+ */
+export function subjectTraceValues(values: readonly unknown[]): string[] {
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
+}
+
+/** How the subject's own class names the kinds of its two records: its state and its listing document. */
+export interface OwnRecordKinds {
+  classId: string;
+  /** the kind of the instance's state (store `state`) */
+  state: string;
+  /** the kind of its document of the class's collection (store `listing`) */
+  listing: string;
+}
+
+/**
+ * A subject's own instance as exported: its state (store `state`, a copy of `state`, which the class has
+ * already stripped of its secrets) and, once streamed, its listing document (store `listing`, without the
+ * document store's own fields).
+ */
+export function stateAndListingRecords(
+  kinds: OwnRecordKinds,
+  instanceId: string,
+  state: unknown,
+  document: Readonly<Record<string, unknown>> | null,
+): SubjectRecord[] {
+  const records: SubjectRecord[] = [
+    { store: 'state', classId: kinds.classId, instanceId, kind: kinds.state, data: structuredClone(state) },
+  ];
+  if (document) {
+    records.push({
+      store: 'listing',
+      classId: kinds.classId,
+      instanceId,
+      kind: kinds.listing,
+      data: listedDocument({ ...document }),
+    });
+  }
+  return records;
+}
+
+/**
+ * What erasing a subject's own instance counts: its state and, when one is streamed, its listing document
+ * (re-projected from the erased state by the same commit); nothing when it was erased before.
+ */
+export function stateAndListingErased(erasedNow: boolean, listed: boolean): number {
+  if (!erasedNow) return 0;
+  return listed ? 2 : 1;
 }

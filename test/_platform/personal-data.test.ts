@@ -1,5 +1,17 @@
-/** The personal-data contract's shared rule: erasing the string leaves of a value. */
-import { ERASED, eraseStringLeaves } from '../../classes/_platform/personal-data';
+/**
+ * The personal-data contract's shared rules: erasing the string leaves of a value, and what the subject's own
+ * class (a user class) does alike for its export and erasure.
+ */
+import {
+  ERASED,
+  eraseStringLeaves,
+  ownSubjectInstanceId,
+  ownSubjectRecord,
+  stateAndListingErased,
+  stateAndListingRecords,
+  subjectTraceValues,
+} from '../../classes/_platform/personal-data';
+import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../runtime';
 
 describe('eraseStringLeaves', () => {
   test('string leaves become ERASED; keys, structure, numbers, booleans and nulls stay; keys stay own keys', () => {
@@ -31,5 +43,91 @@ describe('eraseStringLeaves', () => {
       a: ERASED,
       b: [ERASED, 'other'],
     });
+  });
+});
+
+describe('ownSubjectInstanceId', () => {
+  test('the id of a subject of the type, as an instance id; none for another type', () => {
+    expect(ownSubjectInstanceId({ type: 'partner_user', id: 'pu-1' }, 'partner_user')).toBe('pu-1');
+    expect(ownSubjectInstanceId({ type: 'member', id: 'pu-1' }, 'partner_user')).toBeUndefined();
+    expect(
+      ownSubjectInstanceId({ type: 'program_management_user', id: 'u_1.a@b+c=d' }, 'program_management_user'),
+    ).toBe('u_1.a@b+c=d');
+  });
+
+  test('none for an id that is no instance id: a lookup, a path, blank, too long', () => {
+    for (const id of ['email!ann@example.com', 'a/b', 'a b', '', 'x'.repeat(201)])
+      expect([id, ownSubjectInstanceId({ type: 'member', id }, 'member')]).toEqual([id, undefined]);
+    expect(ownSubjectInstanceId({ type: 'member', id: 'x'.repeat(200) }, 'member')).toBe('x'.repeat(200));
+  });
+});
+
+describe('ownSubjectRecord', () => {
+  const notFound = () => new ActorError(404, 4022, 'no such user');
+
+  test('the answer of the reach as it is', async () => {
+    await expect(ownSubjectRecord(Promise.resolve({ user: 1 }), notFound)).resolves.toEqual({ user: 1 });
+  });
+
+  test("an absent record (the callee's 404, no instance) becomes the class's own not-found error", async () => {
+    for (const absent of [
+      new ActorError(404, 17110, 'none'),
+      new ActorError(404, UNKNOWN_INSTANCE_CODE, 'no instance'),
+    ]) {
+      await expect(ownSubjectRecord(Promise.reject(absent), notFound)).rejects.toMatchObject({
+        status: 404,
+        code: 4022,
+      });
+    }
+  });
+
+  test('any other failure is thrown as it is', async () => {
+    const refused = new ActorError(403, 1023, 'another company');
+    await expect(ownSubjectRecord(Promise.reject(refused), notFound)).rejects.toBe(refused);
+    const broken = new Error('redis down');
+    await expect(ownSubjectRecord(Promise.reject(broken), notFound)).rejects.toBe(broken);
+  });
+});
+
+describe('subjectTraceValues', () => {
+  test('each value once, blank ones, non-strings and ERASED left out, in order', () => {
+    expect(subjectTraceValues(['Ann Lee', 'ann@example.com', 'Ann Lee', ' ', '', null, undefined, 7, ERASED])).toEqual([
+      'Ann Lee',
+      'ann@example.com',
+    ]);
+    expect(subjectTraceValues([ERASED, ERASED])).toEqual([]);
+  });
+});
+
+describe('stateAndListingRecords', () => {
+  const kinds = { classId: 'PartnerUser', state: 'user', listing: 'partnerUserDocument' };
+
+  test('the state as a copy, and the listing document without the store’s own fields', () => {
+    const state = { user: { id: 'pu-1', fullName: 'Pat' } };
+    const records = stateAndListingRecords(kinds, 'pu-1', state, { _id: 'pu-1', id: 'pu-1', fullName: 'Pat' });
+    expect(records).toEqual([
+      { store: 'state', classId: 'PartnerUser', instanceId: 'pu-1', kind: 'user', data: state },
+      {
+        store: 'listing',
+        classId: 'PartnerUser',
+        instanceId: 'pu-1',
+        kind: 'partnerUserDocument',
+        data: { id: 'pu-1', fullName: 'Pat' },
+      },
+    ]);
+    expect(records[0].data).not.toBe(state);
+  });
+
+  test('no listing record before the document is streamed', () => {
+    expect(stateAndListingRecords(kinds, 'pu-1', {}, null).map((r) => r.store)).toEqual(['state']);
+  });
+});
+
+describe('stateAndListingErased', () => {
+  test('the state and its listed document; nothing when erased before', () => {
+    expect(stateAndListingErased(true, true)).toBe(2);
+    expect(stateAndListingErased(true, false)).toBe(1);
+    expect(stateAndListingErased(false, true)).toBe(0);
+    expect(stateAndListingErased(false, false)).toBe(0);
   });
 });
