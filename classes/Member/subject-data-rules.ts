@@ -13,7 +13,7 @@
  * secret.
  */
 import type { DeepReadonly, JournalEntry } from '../../runtime';
-import { ERASED, type Subject, type SubjectRecord } from '../_platform/personal-data';
+import { ERASED, subjectTraceValues, type Subject, type SubjectRecord } from '../_platform/personal-data';
 import type { HeldHrPush, MemberPrivateState, MemberProfile } from './types';
 
 export const MEMBER_CLASS_ID = 'Member';
@@ -131,7 +131,7 @@ export function traceValues(profile: DeepReadonly<MemberProfile>): string[] {
     profile.phone,
     ...staffIdsOf(profile),
   ];
-  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
+  return subjectTraceValues(values);
 }
 
 // ---------------------------------------------------------------- the HR ledger

@@ -8,8 +8,15 @@
  * this service (no password, no codes), so the state is exported whole.
  */
 import type { DeepReadonly } from '../../runtime';
-import { listedDocument } from '../_platform/paging';
-import { ERASED, type Subject, type SubjectData, type SubjectRecord } from '../_platform/personal-data';
+import {
+  ERASED,
+  ownSubjectInstanceId,
+  stateAndListingErased,
+  stateAndListingRecords,
+  subjectTraceValues,
+  type Subject,
+  type SubjectData,
+} from '../_platform/personal-data';
 import type { PartnerUserRecord, PartnerUserState } from './types';
 
 export const CLASS_ID = 'PartnerUser';
@@ -18,12 +25,9 @@ export const USER_KIND = 'user';
 /** the kind of its document of the `partnerUsers` collection */
 export const USER_DOCUMENT_KIND = 'partnerUserDocument';
 
-/** an instance id as the runtime takes one: anything else (a lookup `name!value`) would not name the user by its id */
-const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
-
 /** The user id a subject names (its instance id); undefined when it names no partner user. */
 export function subjectUserId(subject: Subject): string | undefined {
-  return subject.type === 'partner_user' && INSTANCE_ID.test(subject.id) ? subject.id : undefined;
+  return ownSubjectInstanceId(subject, 'partner_user');
 }
 
 /**
@@ -32,9 +36,7 @@ export function subjectUserId(subject: Subject): string | undefined {
  * email, each once. Not part of the archive.
  */
 export function traceValues(user: DeepReadonly<PartnerUserState['user']>): string[] {
-  const values = [user.fullName, user.email];
-  // an erased user has none left: ERASED is no one's value, and would find every erased person's traces
-  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
+  return subjectTraceValues([user.fullName, user.email]);
 }
 
 /**
@@ -49,24 +51,12 @@ export function partnerUserSubjectData(
   state: DeepReadonly<PartnerUserState>,
   document: Readonly<Record<string, unknown>> | null,
 ): SubjectData {
-  const records: SubjectRecord[] = [
-    {
-      store: 'state',
-      classId: CLASS_ID,
-      instanceId: userId,
-      kind: USER_KIND,
-      data: structuredClone(state),
-    },
-  ];
-  if (document) {
-    records.push({
-      store: 'listing',
-      classId: CLASS_ID,
-      instanceId: userId,
-      kind: USER_DOCUMENT_KIND,
-      data: listedDocument({ ...document }),
-    });
-  }
+  const records = stateAndListingRecords(
+    { classId: CLASS_ID, state: USER_KIND, listing: USER_DOCUMENT_KIND },
+    userId,
+    state,
+    document,
+  );
   return { records, files: [], companyId: null, values: traceValues(state.user) };
 }
 
@@ -127,7 +117,4 @@ export function erasedUserState(
  * listing document (re-projected from the erased state by the commit); nothing
  * when the user was erased before.
  */
-export function erasedRecordCount(erasedNow: boolean, listed: boolean): number {
-  if (!erasedNow) return 0;
-  return listed ? 2 : 1;
-}
+export const erasedRecordCount = stateAndListingErased;

@@ -6,8 +6,15 @@
  * test/ProgramManagementUser/subject-data-rules.test.ts.
  */
 import type { DeepReadonly } from '../../runtime';
-import { listedDocument } from '../_platform/paging';
-import { ERASED, type Subject, type SubjectData, type SubjectRecord } from '../_platform/personal-data';
+import {
+  ERASED,
+  ownSubjectInstanceId,
+  stateAndListingErased,
+  stateAndListingRecords,
+  subjectTraceValues,
+  type Subject,
+  type SubjectData,
+} from '../_platform/personal-data';
 import type { Credentials, ProgramManagementUserRecord, UserState } from './types';
 
 export const CLASS_ID = 'ProgramManagementUser';
@@ -16,12 +23,9 @@ export const USER_KIND = 'user';
 /** the kind of its document of the `programManagementUsers` collection */
 export const USER_DOCUMENT_KIND = 'userDocument';
 
-/** an instance id as the runtime takes one: anything else (a lookup `name!value`) would not name the user by its id */
-const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
-
 /** The user id a subject names (its instance id); undefined when it names no back-office user. */
 export function subjectUserId(subject: Subject): string | undefined {
-  return subject.type === 'program_management_user' && INSTANCE_ID.test(subject.id) ? subject.id : undefined;
+  return ownSubjectInstanceId(subject, 'program_management_user');
 }
 
 /**
@@ -50,9 +54,7 @@ export function exportedUserState(state: DeepReadonly<UserState>): ExportedUserS
  * its name and email, each once. Not part of the archive.
  */
 export function traceValues(user: DeepReadonly<UserState['user']>): string[] {
-  const values = [user.name, user.email];
-  // an erased user has none left: ERASED is no one's value, and would find every erased person's traces
-  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
+  return subjectTraceValues([user.name, user.email]);
 }
 
 /**
@@ -65,18 +67,12 @@ export function userSubjectData(
   state: DeepReadonly<ExportedUserState>,
   document: Readonly<Record<string, unknown>> | null,
 ): SubjectData {
-  const records: SubjectRecord[] = [
-    { store: 'state', classId: CLASS_ID, instanceId: userId, kind: USER_KIND, data: structuredClone(state) },
-  ];
-  if (document) {
-    records.push({
-      store: 'listing',
-      classId: CLASS_ID,
-      instanceId: userId,
-      kind: USER_DOCUMENT_KIND,
-      data: listedDocument({ ...document }),
-    });
-  }
+  const records = stateAndListingRecords(
+    { classId: CLASS_ID, state: USER_KIND, listing: USER_DOCUMENT_KIND },
+    userId,
+    state,
+    document,
+  );
   return { records, files: [], companyId: state.user.companyId ?? null, values: traceValues(state.user) };
 }
 
@@ -140,7 +136,4 @@ export function erasedUserState(state: DeepReadonly<UserState>, erasureId: strin
  * listing document (re-projected from the erased state by the commit); nothing
  * when the user was erased before.
  */
-export function erasedRecordCount(erasedNow: boolean, listed: boolean): number {
-  if (!erasedNow) return 0;
-  return listed ? 2 : 1;
-}
+export const erasedRecordCount = stateAndListingErased;

@@ -12,8 +12,7 @@
  */
 import type { StaticCtx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
-import { isAbsentRecord } from '../../_platform/calls';
-import { noSubjectData, type SubjectData, type SubjectErasure } from '../../_platform/personal-data';
+import { noSubjectData, ownSubjectRecord, type SubjectData, type SubjectErasure } from '../../_platform/personal-data';
 import type {
   EraseSubjectDataInput,
   EraseUserInput,
@@ -62,13 +61,7 @@ export async function exportSubjectData(
   if (subject.type !== 'partner_user') return noSubjectData();
   const userId = subjectUserId(subject);
   if (userId === undefined) throw notFound(subject.id);
-  let state: PartnerUserState;
-  try {
-    state = await self.readUserState(userId);
-  } catch (err) {
-    if (isAbsentRecord(err)) throw notFound(subject.id);
-    throw err;
-  }
+  const state = await ownSubjectRecord(self.readUserState(userId), () => notFound(subject.id));
   const document = await ctx.documents.get(PARTNER_USERS_COLLECTION, userId);
   return partnerUserSubjectData(userId, state, document);
 }
@@ -92,13 +85,7 @@ export async function eraseSubjectData(
   ctx.tenancy.check(null, `Partner user '${subject.id}' (partner users belong to no company)`);
   const userId = subjectUserId(subject);
   if (userId === undefined) throw notFound(subject.id);
-  let erased: boolean;
-  try {
-    ({ erased } = await self.eraseUser(userId, { erasureId }));
-  } catch (err) {
-    if (isAbsentRecord(err)) throw notFound(subject.id);
-    throw err;
-  }
+  const { erased } = await ownSubjectRecord(self.eraseUser(userId, { erasureId }), () => notFound(subject.id));
   const listed = erased && (await ctx.documents.get(PARTNER_USERS_COLLECTION, userId)) !== null;
   return { records: erasedRecordCount(erased, listed), files: 0 };
 }

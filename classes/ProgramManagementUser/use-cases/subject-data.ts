@@ -13,8 +13,7 @@
  */
 import type { StaticCtx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
-import { isAbsentRecord } from '../../_platform/calls';
-import { noSubjectData, type SubjectData, type SubjectErasure } from '../../_platform/personal-data';
+import { noSubjectData, ownSubjectRecord, type SubjectData, type SubjectErasure } from '../../_platform/personal-data';
 import type {
   EraseSubjectDataInput,
   EraseUserInput,
@@ -65,13 +64,7 @@ export async function exportSubjectData(
   if (subject.type !== 'program_management_user') return noSubjectData();
   const userId = subjectUserId(subject);
   if (userId === undefined) throw notFound(subject.id);
-  let state: ExportedUserState;
-  try {
-    state = await self.readUserState(userId);
-  } catch (err) {
-    if (isAbsentRecord(err)) throw notFound(subject.id);
-    throw err;
-  }
+  const state = await ownSubjectRecord(self.readUserState(userId), () => notFound(subject.id));
   const document = await ctx.documents.get(USERS_COLLECTION, userId);
   return userSubjectData(userId, state, document);
 }
@@ -95,13 +88,7 @@ export async function eraseSubjectData(
   if (subject.type !== 'program_management_user') return { records: 0, files: 0 };
   const userId = subjectUserId(subject);
   if (userId === undefined) throw notFound(subject.id);
-  let erased: boolean;
-  try {
-    ({ erased } = await self.eraseUser(userId, { erasureId }));
-  } catch (err) {
-    if (isAbsentRecord(err)) throw notFound(subject.id);
-    throw err;
-  }
+  const { erased } = await ownSubjectRecord(self.eraseUser(userId, { erasureId }), () => notFound(subject.id));
   // after the commit: from now on no sign-in makes a new session, and every one made before ends here
   await ctx.tokens.revokeAll(userId, TOKEN_TYPE);
   const listed = erased && (await ctx.documents.get(USERS_COLLECTION, userId)) !== null;
