@@ -8,9 +8,9 @@
  */
 import type { SubjectData, SubjectType } from '../../classes/_platform/personal-data';
 import { SUBJECT_PAGE_SIZE } from '../../classes/ApprovalManager/subject-data-rules';
-import { seedProgram } from '../Member/support';
-import { seedRoles, startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import {
+  APPROVER_ROLE,
   approveMemberCreation,
   asDataSubject,
   backOfficeUser,
@@ -18,6 +18,8 @@ import {
   expectDataSubjectOnly,
   exportedBy,
   exportedWhen,
+  seedProgramme,
+  startSubjectRuntime,
   storedState,
 } from '../support/subject-data';
 import { patchOfSize } from '../Workflow/support';
@@ -59,20 +61,14 @@ const createMember = (company: string, headers = maker) =>
   createMemberForApproval(t, { name: 'Kim', surname: 'Lee', company: { id: company } }, headers);
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: {
-      // every class of the service, and the Gadget fixture, whose changes may be of any size
-      CLASS_DIRS: 'classes,test/fixtures/classes',
-      SCHEMA_DIRS: 'schemas,test/fixtures/schemas',
-      WORKFLOW_CONFIG_DIR: 'workflow-configs,test/fixtures/workflow-configs',
-    },
+  // every class of the service, and the Gadget fixture, whose changes may be of any size
+  t = await startSubjectRuntime({
+    CLASS_DIRS: 'classes,test/fixtures/classes',
+    SCHEMA_DIRS: 'schemas,test/fixtures/schemas',
+    WORKFLOW_CONFIG_DIR: 'workflow-configs,test/fixtures/workflow-configs',
   });
   p = `/${t.projectId}/CALL`;
-  await seedProgram(t);
-  await seedRoles(t, [
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
-    { id: 'r-senior', name: 'senior', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
-  ]);
+  await seedProgramme(t, [APPROVER_ROLE, { ...APPROVER_ROLE, id: 'r-senior', name: 'senior' }]);
   maker = backOfficeUser(t, 'pm-maker', ['super']);
   reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver']);
 });

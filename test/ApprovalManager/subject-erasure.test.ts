@@ -12,8 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ERASED, type SubjectErasure, type SubjectType } from '../../classes/_platform/personal-data';
-import { seedProgram } from '../Member/support';
-import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { waitFor, type TestRuntime } from '../support/harness';
 import {
   approveMemberCreation,
   asClass,
@@ -25,6 +24,8 @@ import {
   exportedBy,
   exportedWhen,
   holdsAny,
+  seedProgramme,
+  startSubjectRuntime,
   storedState,
 } from '../support/subject-data';
 
@@ -61,17 +62,9 @@ async function blobsOf(record: Record<string, any>): Promise<string[]> {
 const createMember = (body: Record<string, unknown>, headers = maker) => createMemberForApproval(t, body, headers);
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: {
-      CLASS_DIRS: 'classes',
-      SCHEMA_DIRS: 'schemas',
-    },
-  });
+  t = await startSubjectRuntime();
   p = `/${t.projectId}/CALL`;
-  await seedProgram(t);
-  await seedRoles(t, [
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
-  ]);
+  await seedProgramme(t);
   maker = backOfficeUser(t, 'pm-maker', ['super'], MAKER_NAME);
   reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver'], REVIEWER_NAME);
 });

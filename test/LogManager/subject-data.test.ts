@@ -9,8 +9,7 @@
 import type { SubjectData, SubjectType } from '../../classes/_platform/personal-data';
 import { largeLogBlobName } from '../../classes/LogManager/log-entry';
 import { SUBJECT_PAGE_SIZE } from '../../classes/LogManager/subject-data-rules';
-import { seedProgram } from '../Member/support';
-import { seedRoles, startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import {
   approveMemberCreation,
   backOfficeUser,
@@ -18,6 +17,8 @@ import {
   expectDataSubjectOnly,
   exportedBy,
   exportedWhen,
+  seedProgramme,
+  startSubjectRuntime,
   subjectCall,
 } from '../support/subject-data';
 
@@ -44,18 +45,10 @@ const createMember = (company: string, headers = maker) =>
   createMemberForApproval(t, { name: 'Kim', surname: 'Lee', company: { id: company } }, headers);
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: {
-      // every class of the service, and Gizmo, whose changes carry values of any size
-      CLASS_DIRS: 'classes,test/LogManager/fixtures',
-      SCHEMA_DIRS: 'schemas',
-    },
-  });
+  // every class of the service, and Gizmo, whose changes carry values of any size
+  t = await startSubjectRuntime({ CLASS_DIRS: 'classes,test/LogManager/fixtures' });
   p = `/${t.projectId}/CALL`;
-  await seedProgram(t);
-  await seedRoles(t, [
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
-  ]);
+  await seedProgramme(t);
   maker = backOfficeUser(t, 'pm-maker', ['super']);
   reviewer = backOfficeUser(t, 'pm-reviewer', ['super', 'approver']);
   busy = backOfficeUser(t, 'pm-busy', ['super']);

@@ -6,9 +6,7 @@
  * company gets only its company's subjects, by the company DataSubject hands
  * over (Otp keeps none).
  */
-import * as path from 'node:path';
-import { projectRoot } from '../../runtime';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 import {
   asClass,
@@ -18,20 +16,14 @@ import {
   expectValidAnswer,
   exportedBy,
   storedState,
+  startSubjectRuntime,
   subjectCall,
 } from '../support/subject-data';
 
-const root = projectRoot();
 let t: TestRuntime;
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: {
-      CLASS_DIRS: path.join(root, 'classes/Otp'),
-      SCHEMA_DIRS: path.join(root, 'schemas'),
-      OTP_SECRET: 'otp-test-secret-otp-test-secret-0123',
-    },
-  });
+  t = await startSubjectRuntime({ CLASS_DIRS: 'classes/Otp', OTP_SECRET: 'otp-test-secret-otp-test-secret-0123' });
 });
 afterAll(() => t.stop());
 

@@ -9,9 +9,7 @@
  * to a company erases only its company's subjects, by the company DataSubject
  * hands over.
  */
-import * as path from 'node:path';
-import { projectRoot } from '../../runtime';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 import {
   asClass,
@@ -20,20 +18,14 @@ import {
   expectDataSubjectOnly,
   exportedBy,
   storedState,
+  startSubjectRuntime,
   subjectCall,
 } from '../support/subject-data';
 
-const root = projectRoot();
 let t: TestRuntime;
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: {
-      CLASS_DIRS: path.join(root, 'classes/Otp'),
-      SCHEMA_DIRS: path.join(root, 'schemas'),
-      OTP_SECRET: 'otp-test-secret-otp-test-secret-0123',
-    },
-  });
+  t = await startSubjectRuntime({ CLASS_DIRS: 'classes/Otp', OTP_SECRET: 'otp-test-secret-otp-test-secret-0123' });
 });
 afterAll(() => t.stop());
 

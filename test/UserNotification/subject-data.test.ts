@@ -6,9 +6,7 @@
  * gets only its company's subjects, by the company DataSubject hands over (an
  * inbox keeps none).
  */
-import * as path from 'node:path';
-import { projectRoot } from '../../runtime';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import {
   asClass,
   asDataSubject,
@@ -16,17 +14,15 @@ import {
   expectDataSubjectOnly,
   expectValidAnswer,
   exportedBy,
+  startSubjectRuntime,
   subjectCall,
 } from '../support/subject-data';
 import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
 
-const root = projectRoot();
 let t: TestRuntime;
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: { CLASS_DIRS: path.join(root, 'classes/UserNotification'), SCHEMA_DIRS: path.join(root, 'schemas') },
-  });
+  t = await startSubjectRuntime({ CLASS_DIRS: 'classes/UserNotification' });
 });
 afterAll(() => t.stop());
 

@@ -7,19 +7,22 @@
  * class reaches eraseInbox; a caller limited to a company erases only its
  * company's subjects, by the company DataSubject hands over.
  */
-import * as path from 'node:path';
-import { projectRoot } from '../../runtime';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
-import { asClass, eraseBody, erasedBy, expectDataSubjectOnly, storedState, subjectCall } from '../support/subject-data';
+import type { TestRuntime } from '../support/harness';
+import {
+  asClass,
+  eraseBody,
+  erasedBy,
+  expectDataSubjectOnly,
+  startSubjectRuntime,
+  storedState,
+  subjectCall,
+} from '../support/subject-data';
 import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
 
-const root = projectRoot();
 let t: TestRuntime;
 
 beforeAll(async () => {
-  t = await startTestRuntime({
-    env: { CLASS_DIRS: path.join(root, 'classes/UserNotification'), SCHEMA_DIRS: path.join(root, 'schemas') },
-  });
+  t = await startSubjectRuntime({ CLASS_DIRS: 'classes/UserNotification' });
 });
 afterAll(() => t.stop());
 

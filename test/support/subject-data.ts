@@ -15,9 +15,32 @@ import type { ValidateFunction } from 'ajv';
 import type { SubjectData, SubjectErasure } from '../../classes/_platform/personal-data';
 import { answerValidator, type AnswerSchema } from '../../runtime/actor/answers';
 import type { CallRequest } from '../../runtime/actor/call-request';
-import { waitFor, type TestRuntime } from './harness';
+import { seedProgram } from '../Member/support';
+import { seedRoles, startTestRuntime, waitFor, type RoleSeed, type TestRuntime } from './harness';
 
 export type Headers = Record<string, string>;
+
+/**
+ * A runtime for these tests: every class of the service, or those `env.CLASS_DIRS` names (a class alone, or the
+ * service's classes and a fixture), with `env` besides.
+ */
+export function startSubjectRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
+  return startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', ...env } });
+}
+
+/** a level-10 role that reviews approvals */
+export const APPROVER_ROLE: RoleSeed = {
+  id: 'r-approver',
+  name: 'approver',
+  level: 10,
+  permissions: { ApprovalManager: ['reviewApproval'] },
+};
+
+/** The example programme (companies c-1 and c-2, member types) seeded, and the back-office roles `roles`. */
+export async function seedProgramme(t: TestRuntime, roles: readonly RoleSeed[] = [APPROVER_ROLE]): Promise<void> {
+  await seedProgram(t);
+  await seedRoles(t, roles);
+}
 
 /** rt.call's options for a call made by a class */
 export type CallAs = Pick<CallRequest, 'identity' | 'origin'>;
