@@ -8,13 +8,14 @@
  */
 import {
   asClass,
-  exportBody,
+  expectClassOwn,
   expectDataSubjectOnly,
+  expectNoSuchSubject,
   expectValidAnswer,
+  exportBody,
   exportedBy,
   exportedWhen,
   storedState,
-  subjectCall,
 } from '../support/subject-data';
 import {
   call,
@@ -36,8 +37,6 @@ beforeAll(async () => {
 });
 afterAll(() => pu.stop());
 
-const exportCall = (type: string, id: string, tenant?: string) =>
-  subjectCall(pu.t, 'PartnerUser', 'exportSubjectData', exportBody({ type, id }), tenant);
 const exportFor = (type: string, id: string, tenant?: string) =>
   exportedBy<Record<string, any>>(pu.t, 'PartnerUser', { type, id }, { tenant });
 
@@ -94,39 +93,31 @@ describe('exportSubjectData', () => {
     const u = await createUser();
     expect(await exportFor('member', u.id)).toEqual({ records: [], files: [] });
     expect(await exportFor('program_management_user', u.id)).toEqual({ records: [], files: [] });
-    for (const id of [uid('nobody'), `email!${u.email}`]) {
-      await expect(exportCall('partner_user', id)).rejects.toMatchObject({
-        status: 404,
-        code: 17110,
-        classId: 'PartnerUser',
-      });
-    }
+    const unknown = [uid('nobody'), `email!${u.email}`].map((id) => ({ type: 'partner_user', id }));
+    await expectNoSuchSubject(pu.t, 'PartnerUser', 'exportSubjectData', unknown, 17110);
   });
 });
 
 describe('who may call it', () => {
   test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
     const u = await createUser();
-    await expectDataSubjectOnly(
-      pu.t,
-      'PartnerUser',
-      'exportSubjectData',
-      exportBody({ type: 'partner_user', id: u.id }),
-      {
-        users: [pu.admin],
-        classes: ['Partner', 'PartnerUser'],
-      },
-    );
+    const body = exportBody({ type: 'partner_user', id: u.id });
+    await expectDataSubjectOnly(pu.t, 'PartnerUser', 'exportSubjectData', body, {
+      users: [pu.admin],
+      classes: ['Partner', 'PartnerUser'],
+    });
   });
 
   test('readUserState is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
     const u = await createUser();
-    await expect(pu.t.rt.call('PartnerUser', 'readUserState', u.id, {}, asClass('DataSubject'))).rejects.toMatchObject({
-      status: 403,
-      code: 1008,
-    });
-    const r = await call(pu.t, 'readUserState', u.id, {}, pu.admin);
-    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    await expectClassOwn(
+      pu.t,
+      'PartnerUser',
+      'readUserState',
+      u.id,
+      {},
+      { users: [pu.admin], classes: ['DataSubject'] },
+    );
   });
 
   test('readUserState answers what its answer schema says', async () => {

@@ -246,6 +246,54 @@ export async function expectDataSubjectOnly(
   }
 }
 
+/**
+ * `classId.method` of the instance `instanceId` is the class's own (the READ or write through which its STATIC
+ * method reaches the subject's records): each class of `classes` is refused 403 1008, and each of `users` over
+ * HTTP 403 1008, or 1006 (METHOD_INTERNAL) where the method is INTERNAL and so never reached over HTTP at all.
+ */
+export async function expectClassOwn(
+  t: TestRuntime,
+  classId: string,
+  method: string,
+  instanceId: string,
+  body: unknown,
+  who: { users?: Headers[]; classes: string[] },
+): Promise<void> {
+  for (const caller of who.classes) {
+    const refused = await t.rt.call(classId, method, instanceId, body, asClass(caller)).then(
+      () => 'answered',
+      (err: { status: number; code: unknown }) => [err.status, err.code],
+    );
+    expect([caller, refused]).toEqual([caller, [403, 1008]]);
+  }
+  const overHttp = t.rt.registry.get(classId)?.methodsByName.get(method)?.kind === 'INTERNAL' ? 1006 : 1008;
+  for (const [i, headers] of (who.users ?? []).entries()) {
+    const r = await t.post(`/${t.projectId}/CALL/${classId}/${method}/${instanceId}`, body, headers);
+    expect([`user ${i}`, r.status, r.body?.code]).toEqual([`user ${i}`, 403, overHttp]);
+  }
+}
+
+/**
+ * The subject's own class has no record of any of `subjects` (an unknown id, a lookup address instead of an
+ * id): `method` answers each 404 `code`, the class's own not-found error.
+ */
+export async function expectNoSuchSubject(
+  t: TestRuntime,
+  classId: string,
+  method: 'exportSubjectData' | 'eraseSubjectData',
+  subjects: SubjectRef[],
+  code: number,
+): Promise<void> {
+  for (const subject of subjects) {
+    const body = method === 'eraseSubjectData' ? eraseBody(subject, 'erasure-of-nobody') : exportBody(subject);
+    const outcome = await subjectCall(t, classId, method, body).then(
+      () => 'answered',
+      (err: { status: number; code: unknown; classId?: string }) => [err.status, err.code, err.classId],
+    );
+    expect([subject.id, outcome]).toEqual([subject.id, [404, code, classId]]);
+  }
+}
+
 /** A member created in the back office by `headers` (a member type of the seeded programme): it waits for an approver. */
 export async function createMemberForApproval(
   t: TestRuntime,
