@@ -9,10 +9,10 @@
 import { waitFor } from '../support/harness';
 import {
   asClass,
-  asDataSubject,
-  exportBody,
+  expectClassOwn,
   expectDataSubjectOnly,
   expectValidAnswer,
+  exportBody,
   exportedBy,
   storedState,
   subjectCall,
@@ -114,9 +114,7 @@ describe('who may ask', () => {
   test('DataSubject only: not a back-office super user over HTTP, not another class', async () => {
     await expectDataSubjectOnly(t, 'FileManager', 'exportSubjectData', body, { users: [t.pm], classes: ['Member'] });
     // the instance read behind it is FileManager's own
-    await expect(
-      t.rt.call('FileManager', 'subjectFilesOf', `member_${memberId}`, {}, asDataSubject()),
-    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    await expectClassOwn(t, 'FileManager', 'subjectFilesOf', `member_${memberId}`, {}, { classes: ['DataSubject'] });
   });
 
   test("a company user's export: its company's member's files; another company's are refused (403 1023)", async () => {
