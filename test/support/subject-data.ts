@@ -294,6 +294,32 @@ export async function expectNoSuchSubject(
   }
 }
 
+/**
+ * A class that keeps no company of its own (an inbox, OTP records) checks a caller limited to company c-1 against
+ * the company DataSubject hands over: `method` is refused 403 1023 for the subject `id` of each of `types` named
+ * another company's (c-2) or no company's (null, or none given).
+ */
+export async function expectOnlyHandedOverCompany(
+  t: TestRuntime,
+  classId: string,
+  method: 'exportSubjectData' | 'eraseSubjectData',
+  id: string,
+  types: string[],
+): Promise<void> {
+  for (const subjectCompanyId of ['c-2', null, undefined]) {
+    for (const type of types) {
+      const opts = { subjectCompanyId };
+      const body =
+        method === 'eraseSubjectData' ? eraseBody({ type, id }, 'erasure-1', opts) : exportBody({ type, id }, opts);
+      const outcome = await subjectCall(t, classId, method, body, 'c-1').then(
+        () => 'answered',
+        (err: { status: number; code: unknown }) => [err.status, err.code],
+      );
+      expect([type, subjectCompanyId, outcome]).toEqual([type, subjectCompanyId, [403, 1023]]);
+    }
+  }
+}
+
 /** A member created in the back office by `headers` (a member type of the seeded programme): it waits for an approver. */
 export async function createMemberForApproval(
   t: TestRuntime,
