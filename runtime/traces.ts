@@ -44,7 +44,7 @@
  * in. Rare by nature; erasures of one process run one after the other.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, type Dir } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Job, Queue } from 'bullmq';
 import type { Logger } from 'pino';
@@ -256,6 +256,23 @@ export function readableMail(raw: Buffer): string {
   return [text, ...readableEntity(text, 0)].join('\n');
 }
 
+/** What orGone answers for a file or folder that is not there (any more). */
+const GONE = Symbol('gone');
+
+/**
+ * The answer of a file operation, or GONE where its file or folder does not
+ * exist: the mail adapter and other processes remove files while the eraser
+ * walks them, and a file already gone holds no value to erase.
+ */
+async function orGone<T>(io: Promise<T>): Promise<T | typeof GONE> {
+  try {
+    return await io;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return GONE;
+    throw err;
+  }
+}
+
 /**
  * Rewrites a file of lines without those `drop` picks: into a new file beside
  * it, renamed over it once written (a reader sees the old file or the new
@@ -264,13 +281,8 @@ export function readableMail(raw: Buffer): string {
  * as it is.
  */
 async function rewriteLines(file: string, drop: (line: string) => boolean): Promise<number> {
-  let src: fs.FileHandle;
-  try {
-    src = await fs.open(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw err;
-  }
+  const src = await orGone(fs.open(file, 'r'));
+  if (src === GONE) return 0;
   // the name comes from the file's own and random bytes, never from a value
   const tmp = path.join(
     path.dirname(file),
@@ -606,32 +618,16 @@ export class RuntimeTraces implements TraceEraser {
   /** The embedded mail adapter's .eml files and listing lines. */
   private async mailFiles(dir: string, needles: string[], counts: Record<TraceStore, number>): Promise<void> {
     const removedIds = new Set<string>();
-    let entries: Dir;
-    try {
-      entries = await fs.opendir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
+    const entries = await orGone(fs.opendir(dir));
+    if (entries === GONE) return;
     for await (const entry of entries) {
       const id = entry.isFile() && entry.name.endsWith('.eml') ? entry.name.slice(0, -4) : '';
       // the adapter names each file after the message id only
       if (!MESSAGE_ID.test(id)) continue;
       const file = path.join(dir, entry.name);
-      let raw: Buffer;
-      try {
-        raw = await fs.readFile(file);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      if (!holdsAny(readableMail(raw), needles)) continue;
-      try {
-        await fs.unlink(file);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
+      const raw = await orGone(fs.readFile(file));
+      if (raw === GONE || !holdsAny(readableMail(raw), needles)) continue;
+      if ((await orGone(fs.unlink(file))) === GONE) continue;
       removedIds.add(id);
       counts.mailFiles++;
     }
