@@ -287,3 +287,31 @@ export function stateAndListingErased(erasedNow: boolean, listed: boolean): numb
   if (!erasedNow) return 0;
   return listed ? 2 : 1;
 }
+
+// ------------------------------------------------ classes with many records of a subject
+
+/**
+ * `each` of `items`, `pageSize` at a time: a page's worth of instance reads or writes (or blob reads) in flight
+ * at once, never all of a subject's records at the same moment, however many it has. The answers come in the
+ * order of `items`.
+ */
+export async function inPages<T, R>(
+  items: readonly T[],
+  pageSize: number,
+  each: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += pageSize)
+    out.push(...(await Promise.all(items.slice(i, i + pageSize).map(each))));
+  return out;
+}
+
+/** What several erasures (one a record) erased together. */
+export function totalErasure(parts: readonly SubjectErasure[]): SubjectErasure {
+  const total: SubjectErasure = { records: 0, files: 0 };
+  for (const part of parts) {
+    total.records += part.records;
+    total.files += part.files;
+  }
+  return total;
+}

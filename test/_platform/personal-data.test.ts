@@ -5,11 +5,13 @@
 import {
   ERASED,
   eraseStringLeaves,
+  inPages,
   ownSubjectInstanceId,
   ownSubjectRecord,
   stateAndListingErased,
   stateAndListingRecords,
   subjectTraceValues,
+  totalErasure,
 } from '../../classes/_platform/personal-data';
 import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../runtime';
 
@@ -129,5 +131,57 @@ describe('stateAndListingErased', () => {
     expect(stateAndListingErased(true, false)).toBe(1);
     expect(stateAndListingErased(false, true)).toBe(0);
     expect(stateAndListingErased(false, false)).toBe(0);
+  });
+});
+
+describe('inPages', () => {
+  test('every item, a page at a time, never more in flight; the answers in the order of the items', async () => {
+    let running = 0;
+    let most = 0;
+    const pages: number[][] = [];
+    const items = Array.from({ length: 7 }, (_, i) => i);
+    const answers = await inPages(items, 3, async (i) => {
+      running++;
+      most = Math.max(most, running);
+      if (i % 3 === 0) pages.push([]);
+      pages[pages.length - 1].push(i);
+      // later items finish first: the order of the answers is still the items'
+      await new Promise((resolve) => setTimeout(resolve, 10 - i));
+      running--;
+      return i * 10;
+    });
+    expect(answers).toEqual([0, 10, 20, 30, 40, 50, 60]);
+    expect(most).toBe(3);
+    expect(pages).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+  });
+
+  test('nothing to do: no call, no answer', async () => {
+    const each = jest.fn(async () => 1);
+    expect(await inPages([], 5, each)).toEqual([]);
+    expect(each).not.toHaveBeenCalled();
+  });
+
+  test('a failure fails the whole, and no later page starts', async () => {
+    const seen: number[] = [];
+    const each = async (i: number) => {
+      seen.push(i);
+      if (i === 1) throw new Error('unreadable');
+      return i;
+    };
+    await expect(inPages([0, 1, 2, 3], 2, each)).rejects.toThrow('unreadable');
+    expect(seen).toEqual([0, 1]);
+  });
+});
+
+describe('totalErasure', () => {
+  test('the records and files of every part added up; zeros for none', () => {
+    expect(
+      totalErasure([
+        { records: 1, files: 0 },
+        { records: 2, files: 1 },
+        { records: 0, files: 0 },
+      ]),
+    ).toEqual({ records: 3, files: 1 });
+    expect(totalErasure([])).toEqual({ records: 0, files: 0 });
   });
 });
