@@ -26,7 +26,7 @@
  * ERASED is skipped. A second call answers zeros.
  */
 import type { BaseCtx, Ctx, DeepReadonly, StaticCtx } from '../../../runtime';
-import type { SubjectErasure } from '../../_platform/personal-data';
+import { inPages, totalErasure, type SubjectErasure } from '../../_platform/personal-data';
 import type { EraseRecordInput, EraseSubjectDataInput } from '../../../schemas/ApprovalManager/inputs';
 import { approvalError } from '../errors';
 import { eraseOldValues, erasedRecord, erasePatch, needsErasure } from '../erasure-rules';
@@ -117,16 +117,6 @@ export async function eraseSubjectData(
   const { subject, erasureId } = ctx.request.body;
   const found = await findSubjectRecords(ctx, self, subject);
   const todo = found.filter((r) => needsErasure(r, subject));
-  const total: SubjectErasure = { records: 0, files: 0 };
   // a page's worth of records at a time, as they were read
-  for (let i = 0; i < todo.length; i += SUBJECT_PAGE_SIZE) {
-    const done = await Promise.all(
-      todo.slice(i, i + SUBJECT_PAGE_SIZE).map((r) => eraseOne(self, r.id, { subject, erasureId })),
-    );
-    for (const d of done) {
-      total.records += d.records;
-      total.files += d.files;
-    }
-  }
-  return total;
+  return totalErasure(await inPages(todo, SUBJECT_PAGE_SIZE, (r) => eraseOne(self, r.id, { subject, erasureId })));
 }

@@ -29,7 +29,7 @@ import {
   type ReadCtx,
   type StaticCtx,
 } from '../../../runtime';
-import type { Subject, SubjectData, SubjectFile } from '../../_platform/personal-data';
+import { inPages, type Subject, type SubjectData, type SubjectFile } from '../../_platform/personal-data';
 import type { ExportSubjectDataInput } from '../../../schemas/ApprovalManager/inputs';
 import { approvalError } from '../errors';
 import {
@@ -124,12 +124,10 @@ export async function findSubjectRecords(
 ): Promise<DeepReadonly<StoredApproval>[]> {
   const ids = new Set<string>();
   for (const filter of subjectApprovalFilters(subject)) for (const id of await listedIds(ctx, filter)) ids.add(id);
-  const found: DeepReadonly<StoredApproval>[] = [];
-  const all = [...ids];
-  for (let i = 0; i < all.length; i += SUBJECT_PAGE_SIZE) {
-    const read = await Promise.all(all.slice(i, i + SUBJECT_PAGE_SIZE).map((id) => recordOrNull(self, id)));
-    for (const record of read) if (record && recordNamesSubject(record, subject)) found.push(record);
-  }
+  const read = await inPages([...ids], SUBJECT_PAGE_SIZE, (id) => recordOrNull(self, id));
+  const found = read.filter(
+    (record): record is DeepReadonly<StoredApproval> => record !== null && recordNamesSubject(record, subject),
+  );
   return found.sort(newestFirst);
 }
 
@@ -140,9 +138,6 @@ export async function exportSubjectData(
 ): Promise<SubjectData> {
   const found = await findSubjectRecords(ctx, self, ctx.request.body.subject);
   const blobs = found.flatMap((r) => recordBlobNames(r).map((name) => ({ id: r.id, name })));
-  const files: SubjectFile[] = [];
-  for (let i = 0; i < blobs.length; i += SUBJECT_PAGE_SIZE) {
-    files.push(...(await Promise.all(blobs.slice(i, i + SUBJECT_PAGE_SIZE).map((b) => blobFile(ctx, b.id, b.name)))));
-  }
+  const files = await inPages(blobs, SUBJECT_PAGE_SIZE, (b) => blobFile(ctx, b.id, b.name));
   return { records: found.map(approvalRecord), files };
 }

@@ -20,7 +20,7 @@
  * call finds nothing left and answers zeros.
  */
 import type { Ctx, DeepReadonly, StaticCtx } from '../../../runtime';
-import type { Subject, SubjectErasure } from '../../_platform/personal-data';
+import { inPages, totalErasure, type Subject, type SubjectErasure } from '../../_platform/personal-data';
 import type { EraseEntryInput, EraseSubjectDataInput } from '../../../schemas/LogManager/inputs';
 import { logManagerError } from '../errors';
 import { erasedEntry, erasedLargeFile, needsErasure, needsLargeContent } from '../erasure-rules';
@@ -84,16 +84,6 @@ export async function eraseSubjectData(
 ): Promise<SubjectErasure> {
   const { subject, erasureId } = ctx.request.body;
   const found = await findSubjectEntries(ctx, entries, subject);
-  const total: SubjectErasure = { records: 0, files: 0 };
   // a page's worth of entries at a time, as they were read
-  for (let i = 0; i < found.length; i += SUBJECT_PAGE_SIZE) {
-    const done = await Promise.all(
-      found.slice(i, i + SUBJECT_PAGE_SIZE).map((e) => eraseOne(ctx, entries, e, subject, erasureId)),
-    );
-    for (const d of done) {
-      total.records += d.records;
-      total.files += d.files;
-    }
-  }
-  return total;
+  return totalErasure(await inPages(found, SUBJECT_PAGE_SIZE, (e) => eraseOne(ctx, entries, e, subject, erasureId)));
 }

@@ -19,7 +19,13 @@
  * data) are internal.
  */
 import type { DeepReadonly, StaticCtx } from '../../../runtime';
-import type { Subject, SubjectData, SubjectFile, SubjectRecord } from '../../_platform/personal-data';
+import {
+  inPages,
+  type Subject,
+  type SubjectData,
+  type SubjectFile,
+  type SubjectRecord,
+} from '../../_platform/personal-data';
 import type { ExportSubjectDataInput } from '../../../schemas/LogManager/inputs';
 import { logManagerError } from '../errors';
 import { needsLargeFile } from '../erasure-rules';
@@ -94,12 +100,10 @@ export async function findSubjectEntries(
 ): Promise<DeepReadonly<LogRecord>[]> {
   const ids = new Set<string>();
   for (const filter of subjectLogFilters(subject)) for (const id of await listedIds(ctx, filter)) ids.add(id);
-  const found: DeepReadonly<LogRecord>[] = [];
-  const all = [...ids];
-  for (let i = 0; i < all.length; i += SUBJECT_PAGE_SIZE) {
-    const read = await Promise.all(all.slice(i, i + SUBJECT_PAGE_SIZE).map((id) => entryOrNull(entries, id)));
-    for (const entry of read) if (entry && entryNamesSubject(entry, subject)) found.push(entry);
-  }
+  const read = await inPages([...ids], SUBJECT_PAGE_SIZE, (id) => entryOrNull(entries, id));
+  const found = read.filter(
+    (entry): entry is DeepReadonly<LogRecord> => entry !== null && entryNamesSubject(entry, subject),
+  );
   return found.sort(newestFirst);
 }
 
@@ -114,10 +118,6 @@ export async function exportSubjectData(
 ): Promise<SubjectData> {
   const found = await findSubjectEntries(ctx, entries, ctx.request.body.subject);
   const records: SubjectRecord[] = found.map(logEntryRecord);
-  const files: SubjectFile[] = [];
-  const large = found.filter(needsLargeFile);
-  for (let i = 0; i < large.length; i += SUBJECT_PAGE_SIZE) {
-    files.push(...(await Promise.all(large.slice(i, i + SUBJECT_PAGE_SIZE).map((e) => largeFile(ctx, e)))));
-  }
+  const files = await inPages(found.filter(needsLargeFile), SUBJECT_PAGE_SIZE, (e) => largeFile(ctx, e));
   return { records, files };
 }
