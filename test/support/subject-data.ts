@@ -79,13 +79,9 @@ export interface SubjectCallOptions {
   subjectCompanyId?: string | null;
 }
 
-function subjectBody(subject: SubjectRef, opts: SubjectCallOptions): Record<string, unknown> {
-  return { subject, ...(opts.subjectCompanyId !== undefined ? { subjectCompanyId: opts.subjectCompanyId } : {}) };
-}
-
-/** The export body of `subject` as DataSubject sends it to `classId`. */
+/** The export body of `subject` as DataSubject sends it (the subject's company along where it has one to hand over). */
 export function exportBody(subject: SubjectRef, opts: SubjectCallOptions = {}): Record<string, unknown> {
-  return subjectBody(subject, opts);
+  return { subject, ...(opts.subjectCompanyId !== undefined ? { subjectCompanyId: opts.subjectCompanyId } : {}) };
 }
 
 /** The erasure body of `subject` for DataSubject's request `erasureId`. */
@@ -94,7 +90,24 @@ export function eraseBody(
   erasureId: string,
   opts: SubjectCallOptions = {},
 ): Record<string, unknown> {
-  return { ...subjectBody(subject, opts), erasureId };
+  return { ...exportBody(subject, opts), erasureId };
+}
+
+/** the body of `method` for `subject` (an erasure's for the request erasure-1) */
+function bodyOf(
+  method: 'exportSubjectData' | 'eraseSubjectData',
+  subject: SubjectRef,
+  opts: SubjectCallOptions = {},
+): Record<string, unknown> {
+  return method === 'eraseSubjectData' ? eraseBody(subject, 'erasure-1', opts) : exportBody(subject, opts);
+}
+
+/** how a call ended: 'answered', or the refusal's [status, code] */
+function outcomeOf(call: Promise<unknown>): Promise<'answered' | unknown[]> {
+  return call.then(
+    () => 'answered' as const,
+    (err: { status: number; code: unknown }) => [err.status, err.code],
+  );
 }
 
 /**
@@ -238,10 +251,7 @@ export async function expectDataSubjectOnly(
   const anonymous = await t.post(url, body);
   expect([anonymous.status, anonymous.body?.code]).toEqual([401, 1007]);
   for (const caller of who.classes) {
-    const refused = await t.rt.call(classId, method, undefined, body, asClass(caller)).then(
-      () => 'answered',
-      (err: { status: number; code: unknown }) => [err.status, err.code],
-    );
+    const refused = await outcomeOf(t.rt.call(classId, method, undefined, body, asClass(caller)));
     expect([caller, refused]).toEqual([caller, [403, 1008]]);
   }
 }
@@ -260,10 +270,7 @@ export async function expectClassOwn(
   who: { users?: Headers[]; classes: string[] },
 ): Promise<void> {
   for (const caller of who.classes) {
-    const refused = await t.rt.call(classId, method, instanceId, body, asClass(caller)).then(
-      () => 'answered',
-      (err: { status: number; code: unknown }) => [err.status, err.code],
-    );
+    const refused = await outcomeOf(t.rt.call(classId, method, instanceId, body, asClass(caller)));
     expect([caller, refused]).toEqual([caller, [403, 1008]]);
   }
   const overHttp = t.rt.registry.get(classId)?.methodsByName.get(method)?.kind === 'INTERNAL' ? 1006 : 1008;
@@ -285,8 +292,7 @@ export async function expectNoSuchSubject(
   code: number,
 ): Promise<void> {
   for (const subject of subjects) {
-    const body = method === 'eraseSubjectData' ? eraseBody(subject, 'erasure-of-nobody') : exportBody(subject);
-    const outcome = await subjectCall(t, classId, method, body).then(
+    const outcome = await subjectCall(t, classId, method, bodyOf(method, subject)).then(
       () => 'answered',
       (err: { status: number; code: unknown; classId?: string }) => [err.status, err.code, err.classId],
     );
@@ -308,13 +314,8 @@ export async function expectOnlyHandedOverCompany(
 ): Promise<void> {
   for (const subjectCompanyId of ['c-2', null, undefined]) {
     for (const type of types) {
-      const opts = { subjectCompanyId };
-      const body =
-        method === 'eraseSubjectData' ? eraseBody({ type, id }, 'erasure-1', opts) : exportBody({ type, id }, opts);
-      const outcome = await subjectCall(t, classId, method, body, 'c-1').then(
-        () => 'answered',
-        (err: { status: number; code: unknown }) => [err.status, err.code],
-      );
+      const body = bodyOf(method, { type, id }, { subjectCompanyId });
+      const outcome = await outcomeOf(subjectCall(t, classId, method, body, 'c-1'));
       expect([type, subjectCompanyId, outcome]).toEqual([type, subjectCompanyId, [403, 1023]]);
     }
   }
