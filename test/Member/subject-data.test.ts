@@ -18,6 +18,7 @@ import {
   expectValidAnswer,
   exportBody,
   exportedBy,
+  ONE_DEACTIVATION_AN_HOUR,
   subjectCall,
 } from '../support/subject-data';
 import { activeMember, bearer, startSignInRuntime, type SignInEnv } from './sign-in-support';
@@ -39,13 +40,7 @@ const ofKind = (data: SubjectData, kind: string): SubjectRecord[] => data.record
 const ledgerOf = (data: SubjectData) => ofKind(data, 'hrLedgerEntry').map((r) => r.data as Record<string, any>);
 
 beforeAll(async () => {
-  env = await startSignInRuntime({
-    // a company takes one deactivation from HR an hour: the member's own, after a bystander's, is held
-    HR_QUARANTINE_COUNT: '1',
-    HR_QUARANTINE_PERCENT: '0',
-    HR_QUARANTINE_FLOOR: '0',
-    HR_QUARANTINE_WINDOW_MINUTES: '60',
-  });
+  env = await startSignInRuntime(ONE_DEACTIVATION_AN_HOUR);
   t = env.t;
   // a member who signs in with a password (its hash in the state)
   member = await activeMember(env);

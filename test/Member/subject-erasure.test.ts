@@ -29,6 +29,7 @@ import {
   expectClassOwn,
   expectDataSubjectOnly,
   exportedBy,
+  ONE_DEACTIVATION_AN_HOUR,
   storedState,
   subjectCall,
 } from '../support/subject-data';
@@ -116,14 +117,7 @@ const stored = (id: string) => storedState(t, 'Member', id);
 
 beforeAll(async () => {
   hr = await new FakeHr().start();
-  env = await startSignInRuntime({
-    ...hrEnv(),
-    // a company takes one deactivation from HR an hour: the member's own, after a bystander's, is held
-    HR_QUARANTINE_COUNT: '1',
-    HR_QUARANTINE_PERCENT: '0',
-    HR_QUARANTINE_FLOOR: '0',
-    HR_QUARANTINE_WINDOW_MINUTES: '60',
-  });
+  env = await startSignInRuntime({ ...hrEnv(), ...ONE_DEACTIVATION_AN_HOUR });
   t = env.t;
   // a member who signs in with a password, signed in (a session with a refresh token)
   member = await activeMember(env);

@@ -28,6 +28,17 @@ export function startSubjectRuntime(env: Record<string, string> = {}): Promise<T
   return startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', ...env } });
 }
 
+/**
+ * HR quarantine settings under which a company takes one deactivation from HR an hour: a member's own, after a
+ * bystander's, is held, and the held push is part of what Member keeps about the member.
+ */
+export const ONE_DEACTIVATION_AN_HOUR = {
+  HR_QUARANTINE_COUNT: '1',
+  HR_QUARANTINE_PERCENT: '0',
+  HR_QUARANTINE_FLOOR: '0',
+  HR_QUARANTINE_WINDOW_MINUTES: '60',
+};
+
 /** a level-10 role that reviews approvals */
 export const APPROVER_ROLE: RoleSeed = {
   id: 'r-approver',
