@@ -31,9 +31,6 @@ export const SUBJECT_DATA_CLASSES = [
   'Otp',
 ] as const;
 
-/** The class a subject is a record of: its 404 there means there is no such subject. */
-export const ownerClassOf = subjectOwnerClass;
-
 /**
  * Why a caller may not export a subject, or null when it may: a company user
  * (tenant set) reaches only subjects of its own company; a subject of no
@@ -257,6 +254,6 @@ export function sumErased(
  * company is (a retried erasure finds it).
  */
 export function erasureOrder(type: SubjectType): string[] {
-  const owner = ownerClassOf(type);
+  const owner = subjectOwnerClass(type);
   return [...SUBJECT_DATA_CLASSES.filter((c) => c !== owner), owner];
 }

@@ -6,14 +6,13 @@ import {
   erasureOrder,
   exportRecord,
   mergeSubjectData,
-  ownerClassOf,
   pathSegment,
   scopeRefusal,
   SUBJECT_DATA_CLASSES,
   sumErased,
   traceValues,
 } from '../../classes/DataSubject/rules';
-import type { SubjectData } from '../../classes/_platform/personal-data';
+import { subjectOwnerClass, type SubjectData } from '../../classes/_platform/personal-data';
 
 const head = {
   exportId: 'e-1',
@@ -41,14 +40,6 @@ const memberData: SubjectData = {
   related: [{ type: 'member', id: 'd-1' }],
   companyId: 'c-1',
 };
-
-describe('ownerClassOf', () => {
-  test.each([
-    ['member', 'Member'],
-    ['program_management_user', 'ProgramManagementUser'],
-    ['partner_user', 'PartnerUser'],
-  ] as const)('%s → %s', (type, owner) => expect(ownerClassOf(type)).toBe(owner));
-});
 
 describe('scopeRefusal', () => {
   test('an internal caller (no tenant) may export anyone', () => {
@@ -213,7 +204,7 @@ describe('erasureOrder', () => {
     (type) => {
       const order = erasureOrder(type);
       expect([...order].sort()).toEqual([...SUBJECT_DATA_CLASSES].sort());
-      expect(order[order.length - 1]).toBe(ownerClassOf(type));
+      expect(order[order.length - 1]).toBe(subjectOwnerClass(type));
     },
   );
 });

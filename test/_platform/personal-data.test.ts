@@ -12,6 +12,7 @@ import {
   stateAndListingRecords,
   subjectTraceValues,
   totalErasure,
+  subjectOwnerClass,
 } from '../../classes/_platform/personal-data';
 import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../runtime';
 
@@ -184,4 +185,12 @@ describe('totalErasure', () => {
     ).toEqual({ records: 3, files: 1 });
     expect(totalErasure([])).toEqual({ records: 0, files: 0 });
   });
+});
+
+describe('subjectOwnerClass', () => {
+  test.each([
+    ['member', 'Member'],
+    ['program_management_user', 'ProgramManagementUser'],
+    ['partner_user', 'PartnerUser'],
+  ] as const)('%s → %s', (type, owner) => expect(subjectOwnerClass(type)).toBe(owner));
 });

@@ -1,9 +1,9 @@
 /** What DataSubject's requests share: the handler contexts, asking the classes about a subject, its own class's answer. */
 import type { Ctx, ReadCtx, StaticCtx } from '../../../runtime';
 import { isAbsentRecord } from '../../_platform/calls';
-import { SUBJECT_DATA_METHOD, type Subject, type SubjectData } from '../../_platform/personal-data';
+import { SUBJECT_DATA_METHOD, subjectOwnerClass, type Subject, type SubjectData } from '../../_platform/personal-data';
 import { dataSubjectError } from '../errors';
-import { mergeSubjectData, ownerClassOf, scopeRefusal, SUBJECT_DATA_CLASSES } from '../rules';
+import { mergeSubjectData, scopeRefusal, SUBJECT_DATA_CLASSES } from '../rules';
 import type { DataSubjectClassState } from '../types';
 
 export type DataSubjectCtx<I> = Ctx<DataSubjectClassState, I>;
@@ -30,7 +30,8 @@ export async function askClass(
 export async function askOwner(ctx: Asker, subject: Subject): Promise<SubjectData> {
   let owner: SubjectData;
   try {
-    owner = await askClass(ctx, ownerClassOf(subject.type), subject);
+    // its own class's 404 means there is no such subject
+    owner = await askClass(ctx, subjectOwnerClass(subject.type), subject);
   } catch (err) {
     if (isAbsentRecord(err)) throw dataSubjectError('SUBJECT_NOT_FOUND', `No ${subject.type} '${subject.id}'`);
     throw err;
@@ -43,7 +44,7 @@ export async function askOwner(ctx: Asker, subject: Subject): Promise<SubjectDat
 /** One subject's data from every class: its own class first, then the others side by side. */
 export async function gather(ctx: Asker, subject: Subject): Promise<SubjectData> {
   const owner = await askOwner(ctx, subject);
-  const ownerClass = ownerClassOf(subject.type);
+  const ownerClass = subjectOwnerClass(subject.type);
   const others = await Promise.all(
     SUBJECT_DATA_CLASSES.filter((c) => c !== ownerClass).map((c) => askClass(ctx, c, subject, owner.companyId ?? null)),
   );
